@@ -1,0 +1,46 @@
+package risk
+
+// Rules are the user's command-prefix patterns, matched against normalised
+// commands (for example "git push origin main" or "npm publish").
+type Rules struct {
+	// Allow comes only from the user's own configuration, never from a
+	// project file. An allow rule turns needs_confirmation into an approved
+	// run and may lift risky.
+	Allow []string
+	// Confirm raises a matching command to at least needs_confirmation.
+	Confirm []string
+	// Deny makes a matching command risky. Deny wins over allow.
+	Deny []string
+}
+
+// Context is everything the classifier knows about the place a command
+// would run in. The zero value is usable and judges as if no sandbox were
+// active.
+type Context struct {
+	// Cwd is the absolute working directory; relative paths resolve from it.
+	Cwd string
+	// Home is the user's home directory, for ~ and $HOME.
+	Home string
+	// WritableRoots are the absolute directories the sandbox lets the
+	// command write to. Writes elsewhere are judged as writes outside the
+	// roots.
+	WritableRoots []string
+	// SensitivePaths are absolute credential paths (the deny_read list):
+	// reading or writing them is risky.
+	SensitivePaths []string
+	// ProtectedPaths are the deny_write entries: absolute paths, or names
+	// relative to each writable root (".git/hooks", ".env").
+	ProtectedPaths []string
+	// Sandboxed is true when a sandbox backend will confine the command.
+	// When false every command is at least needs_confirmation.
+	Sandboxed bool
+	// Rules are the user's allow/confirm/deny patterns.
+	Rules Rules
+	// ReadScript reads a local script that the command would run
+	// (sh build.sh, ./x.sh) so it can be classified by its contents. Nil
+	// means scripts are never read and such commands are undecidable.
+	ReadScript func(path string) ([]byte, error)
+	// Platform is the GOOS whose paths and shells apply ("linux",
+	// "darwin", "windows"). Empty means runtime.GOOS.
+	Platform string
+}

@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"errors"
+	"io"
+	"os"
+)
+
+// Mode is how tightly a backend confines the command.
+type Mode string
+
+const (
+	// Strict binds only a minimal read-only system and the first writable
+	// root.
+	Strict Mode = "strict"
+	// Compat (the default) shows the whole filesystem read-only, makes every
+	// writable root writable, and masks the deny lists.
+	Compat Mode = "compat"
+	// Permissive confines writes and secrets weakly; it is labelled as weak
+	// everywhere it appears.
+	Permissive Mode = "permissive"
+)
+
+// Policy is what a backend must enforce. Every path is absolute unless the
+// field says otherwise.
+type Policy struct {
+	Mode Mode
+	// Cwd is the working directory of the command, the same path inside
+	// and outside the sandbox.
+	Cwd string
+	// WritableRoots may be written to. The first is the primary root
+	// (strict mode keeps only that one).
+	WritableRoots []string
+	// DenyRead are masked: unreadable inside (credential paths, safeexec's
+	// own config and state directories).
+	DenyRead []string
+	// DenyWrite stay read-only inside the writable roots. An absolute entry
+	// names one path; a relative entry (".git/hooks", ".env") names that
+	// path under every writable root.
+	DenyWrite []string
+	// Network says whether and how the command may reach the network.
+	Network Network
+	// Limits bound resources; zero fields mean no limit.
+	Limits Limits
+	// SafeexecPath is the safeexec binary, for backends that re-execute
+	// it inside the sandbox (the network bridge, the Landlock fallback).
+	SafeexecPath string
+}
+
+// Network is the network part of a Policy.
+type Network struct {
+	// Enabled false means no network at all: no proxy, no bridge.
+	Enabled bool
+	// ProxyDir is a host directory holding the proxy's unix sockets
+	// (http.sock, socks.sock); backends with a network namespace bind it
+	// into the sandbox and run the bridge.
+	ProxyDir string
+	// ProxyHTTPPort and ProxySOCKSPort are the proxy's loopback TCP ports
+	// for backends without a network namespace (Landlock, seatbelt), which
+	// may only connect to them.
+	ProxyHTTPPort  int
+	ProxySOCKSPort int
+	// Bridge is the argv prefix that starts the in-sandbox bridge before
+	// the command, e.g. [safeexec __bridge <config>] (the pipeline adds
+	// "--" and the command).
+	Bridge []string
+}
+
+// Limits are resource bounds applied to the confined process tree.
+type Limits struct {
+	Processes  uint64 // RLIMIT_NPROC
+	OpenFiles  uint64 // RLIMIT_NOFILE
+	FileSize   uint64 // RLIMIT_FSIZE, bytes
+	CPUSeconds uint64 // RLIMIT_CPU
+}
+
+// Command is what to run inside the sandbox.
+type Command struct {
+	// Argv is the command; Argv[0] is looked up in PATH of Env.
+	Argv []string
+	// Env is the complete environment of the command (already filtered).
+	Env    []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// ExtraFiles are passed through as in os/exec.
+	ExtraFiles []*os.File
+}
+
+// Backend turns a Policy and a Command into a confined, started process.
+type Backend interface {
+	// Name is "bwrap", "landlock", "seatbelt", "windows" or "none".
+	Name() string
+	// Start starts cmd confined by p. It fails closed: if the policy
+	// cannot be enforced, nothing is started and the error says why
+	// (wrapping ErrUnavailable when the backend itself cannot run).
+	Start(p *Policy, cmd *Command) (Process, error)
+}
+
+// Process is a started, confined command.
+type Process interface {
+	// Signal delivers sig to the command's process group inside the
+	// sandbox, as a terminal would.
+	Signal(sig os.Signal) error
+	// Kill ends everything the sandbox started.
+	Kill() error
+	// Wait waits for the command and reports how it ended. After Wait
+	// returns nothing the sandbox started is left running.
+	Wait() (Status, error)
+}
+
+// Status is how a confined command ended.
+type Status struct {
+	// ExitCode is the command's exit status; 128+Signal when a signal
+	// killed it; 127 when it could not be found; 126 when it could not be
+	// executed.
+	ExitCode int
+	// Signal is the number of the signal that killed the command, or 0.
+	Signal int
+}
+
+// ErrUnavailable is wrapped by errors that mean the backend cannot run on
+// this machine (not installed, user namespaces refused, kernel too old).
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// Report describes a backend choice: which, why, and what was checked.
+type Report struct {
+	Backend string `json:"backend"`
+	Version string `json:"version,omitempty"`
+	// Reason says why this backend was chosen (or why none could be).
+	Reason string `json:"reason"`
+	// Level is what the backend reached, for backends with levels
+	// (Landlock ABI, "full" or "partial").
+	Level  string  `json:"level,omitempty"`
+	Checks []Check `json:"checks"`
+	// Weak is true when the chosen backend or mode protects little
+	// (permissive, none).
+	Weak bool `json:"weak,omitempty"`
+}
+
+// Check is one thing Detect looked at.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+	// Fix says what to install or enable when OK is false.
+	Fix string `json:"fix,omitempty"`
+}

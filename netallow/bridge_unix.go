@@ -1,0 +1,219 @@
+//go:build unix
+
+package netallow
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// RunBridge runs inside the sandbox's network namespace, where loopback is
+// up and nothing else exists. It listens on ephemeral ports on 127.0.0.1,
+// forwards each connection to the proxy's unix socket, starts the command
+// with the proxy variables pointing at those ports, passes SIGINT, SIGTERM,
+// SIGHUP and SIGQUIT on to the command's process group, and returns the
+// command's exit status: 128+N when signal N killed it, 127 when it cannot
+// be found, 126 when it cannot be executed, 125 for the bridge's own
+// errors. args is everything after "__bridge": BridgeArgs' output, "--",
+// then the command.
+func RunBridge(args []string) int {
+	cfg, err := parseBridgeArgs(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
+		return 125
+	}
+	httpLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
+		return 125
+	}
+	socksPort := 0
+	var socksLn net.Listener
+	if cfg.socksSock != "" {
+		if socksLn, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
+			return 125
+		}
+		socksPort = socksLn.Addr().(*net.TCPAddr).Port
+	}
+	env := WithProxyEnv(os.Environ(), httpLn.Addr().(*net.TCPAddr).Port, socksPort)
+
+	path, code, err := lookPath(cfg.argv[0], env)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
+		return code
+	}
+	// Notify before the child exists, so a signal sent at once is not
+	// lost or fatal to the bridge.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	ownPgrp := syscall.Getpgrp()
+	if fg, err := unix.IoctlGetInt(0, unix.TIOCGPGRP); err == nil && fg == ownPgrp {
+		// Our terminal, and we are in its foreground: the command's
+		// group takes the foreground so it can read and get ^C, and
+		// gives it back when it ends.
+		attr.Foreground = true
+		attr.Ctty = 0
+		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
+		defer unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, ownPgrp)
+	}
+	proc, err := os.StartProcess(path, cfg.argv, &os.ProcAttr{
+		Env:   env,
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   attr,
+	})
+	if err != nil {
+		code := 126
+		if errors.Is(err, fs.ErrNotExist) {
+			code = 127
+		}
+		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", cfg.argv[0], unwrapPathError(err))
+		return code
+	}
+	go bridgeAccept(httpLn, cfg.httpSock)
+	if socksLn != nil {
+		go bridgeAccept(socksLn, cfg.socksSock)
+	}
+	go func() {
+		for s := range sigs {
+			// The whole group, as a terminal would; the command's
+			// own children that left the group are its business.
+			if syscall.Kill(-proc.Pid, s.(syscall.Signal)) != nil {
+				proc.Signal(s)
+			}
+		}
+	}()
+	st, err := proc.Wait()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: network bridge: wait: %v\n", err)
+		return 125
+	}
+	ws := st.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// lookPath finds name as a shell would, in env's PATH: a name with a slash
+// is used as is; the first executable regular file wins; a match that is
+// not executable means 126, none 127.
+func lookPath(name string, env []string) (string, int, error) {
+	if name == "" {
+		return "", 127, errors.New("empty command name")
+	}
+	check := func(p string) (bool, error) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false, err
+		}
+		if fi.IsDir() {
+			return false, syscall.EISDIR
+		}
+		if err := unix.Access(p, unix.X_OK); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	if strings.Contains(name, "/") {
+		ok, err := check(name)
+		if ok {
+			return name, 0, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", 127, fmt.Errorf("%s: no such file or directory", name)
+		}
+		return "", 126, fmt.Errorf("%s: %v", name, unwrapPathError(err))
+	}
+	pathVar, set := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar, set = v, true
+		}
+	}
+	if !set {
+		pathVar = "/usr/local/bin:/usr/bin:/bin"
+	}
+	var denied error
+	for dir := range strings.SplitSeq(pathVar, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		ok, err := check(p)
+		if ok {
+			if !strings.Contains(p, "/") {
+				p = "./" + p
+			}
+			return p, 0, nil
+		}
+		if denied == nil && err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			denied = fmt.Errorf("%s: %v", name, unwrapPathError(err))
+		}
+	}
+	if denied != nil {
+		return "", 126, denied
+	}
+	return "", 127, fmt.Errorf("%s: command not found", name)
+}
+
+// bridgeAccept forwards every connection accepted on ln to the unix socket
+// at sock, until ln fails.
+func bridgeAccept(ln net.Listener, sock string) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		go bridgeConn(c, sock)
+	}
+}
+
+func bridgeConn(c net.Conn, sock string) {
+	defer c.Close()
+	u, err := net.Dial("unix", sock)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	done := make(chan struct{})
+	go func() {
+		if _, err := io.Copy(u, c); err != nil {
+			u.Close()
+			c.Close()
+		} else {
+			closeWrite(u)
+		}
+		close(done)
+	}()
+	if _, err := io.Copy(c, u); err != nil {
+		u.Close()
+		c.Close()
+	} else {
+		closeWrite(c)
+	}
+	<-done
+}

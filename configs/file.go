@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
@@ -160,31 +159,21 @@ var mismatchRE = regexp.MustCompile(`cannot decode TOML (\S+) into`)
 // readFile reads a config file, refusing anything that is not a regular
 // file (a FIFO would block) or that is unreasonably large.
 func readFile(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, &Error{Path: path, Msg: errMsg(err), Err: err}
-	}
-	if !fi.Mode().IsRegular() {
+	data, err := readSmall(path, maxFileSize)
+	switch {
+	case errors.Is(err, errNotRegular):
 		return nil, &Error{Path: path, Msg: "not a regular file"}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &Error{Path: path, Msg: errMsg(err), Err: err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, &Error{Path: path, Msg: errMsg(err), Err: err}
-	}
-	if len(data) > maxFileSize {
+	case errors.Is(err, errTooLarge):
 		return nil, &Error{Path: path, Msg: fmt.Sprintf("file larger than %d bytes", maxFileSize)}
+	case err != nil:
+		return nil, &Error{Path: path, Msg: errMsg(err), Err: err}
 	}
 	return data, nil
 }
 
 // errMsg turns an os error into a short message without repeating the path.
 func errMsg(err error) string {
-	var pe *os.PathError
+	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}

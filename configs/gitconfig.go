@@ -140,11 +140,7 @@ func gitDirs(root string) (gitDir, common string) {
 // (and of the files it includes) to values. Unreadable files are skipped:
 // git would skip them too.
 func readHooksPath(path, home string, values []string, depth int) []string {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFileSize {
-		return values
-	}
-	data, err := os.ReadFile(path)
+	data, err := readSmall(path, maxFileSize)
 	if err != nil {
 		return values
 	}

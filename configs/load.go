@@ -1,7 +1,9 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,13 +142,11 @@ func readUser(o Options) (*parsed, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(o.Cwd, path)
 	}
-	if !explicit {
-		if _, err := os.Stat(path); os.IsNotExist(err) {
-			return nil, nil
-		}
-	}
 	data, err := readFile(path)
 	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	return parse(path, data)

@@ -132,7 +132,7 @@ func (x *expander) expandOne(s string, keepRelative bool) (string, error) {
 	case s == "~":
 		s, fromHome = x.home, true
 	case strings.HasPrefix(s, "~/") || runtime.GOOS == "windows" && strings.HasPrefix(s, `~\`):
-		s, fromHome = filepath.Join(x.home, s[2:]), true
+		s, fromHome = joinClean(x.home, s[2:]), true
 	case strings.HasPrefix(s, "~"):
 		return "", fmt.Errorf("%q: ~user is not supported; write the path out", orig)
 	}
@@ -144,6 +144,9 @@ func (x *expander) expandOne(s string, keepRelative bool) (string, error) {
 		return "", err
 	}
 	if filepath.IsAbs(expanded) {
+		if fromHome && expanded == s {
+			return expanded, nil // joinClean's result is clean
+		}
 		return filepath.Clean(expanded), nil
 	}
 	if expanded != s || fromHome {
@@ -170,4 +173,13 @@ func under(p, root string) bool {
 		return strings.HasPrefix(p, root)
 	}
 	return strings.HasPrefix(p, root) && len(p) > len(root) && p[len(root)] == filepath.Separator
+}
+
+// joinClean is filepath.Join for the common case of a clean absolute dir
+// and a simple relative name, without Join's Clean pass.
+func joinClean(dir, rel string) string {
+	if rel == "" || strings.Contains(rel, "//") || strings.Contains(rel, "/.") || strings.HasPrefix(rel, ".") && (rel == "." || rel == ".." || strings.HasPrefix(rel, "./") || strings.HasPrefix(rel, "../")) || strings.HasSuffix(rel, "/") || filepath.Separator != '/' || strings.HasSuffix(dir, "/") {
+		return filepath.Join(dir, rel)
+	}
+	return dir + "/" + rel
 }

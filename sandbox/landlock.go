@@ -1,0 +1,445 @@
+package sandbox
+
+// The Landlock fallback, portable part: the child's argv encoding and the
+// plan of rules a Policy turns into. The Linux part (landlock_linux.go)
+// starts the child and applies the plan.
+//
+// The child is safeexec itself, re-executed as
+//
+//	safeexec __landlock <spec> -- CMD [ARG...]
+//
+// where <spec> is the landlockSpec below as JSON, encoded with unpadded
+// URL-safe base64 (so it is one argv word with no shell-special or
+// option-like characters). The spec carries no secret: the command's
+// environment is the child's own environment, never part of argv. The
+// rules do not travel in argv: the parent computes them (planLandlock),
+// builds the Landlock ruleset while the child's Go runtime starts, and
+// sends its descriptor over a socket pair named in the spec.
+//
+// The plan expresses "read everything except the credential paths" with
+// allow-rules only, as Landlock requires: a rule on a directory covers its
+// whole subtree and cannot be narrowed, so each ancestor of a denied path
+// gets no read rule of its own and each of its other children gets one,
+// walking down to the denied path. Directories are listable everywhere in
+// compat and permissive mode (one READ_DIR rule on /), so the names inside
+// a denied directory can be listed while its files cannot be read.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// landlockArg is the hidden argv[1] that dispatches to RunLandlockChild.
+const landlockArg = "__landlock"
+
+// landlockSpecVersion is bumped when the spec changes incompatibly, so a
+// child from another build refuses instead of misreading it.
+const landlockSpecVersion = 1
+
+// landlockSpec is what the parent hands the re-executed child. The rules
+// themselves arrive as a ready Landlock ruleset, a descriptor sent over the
+// socket: the parent builds it while the child's runtime starts.
+type landlockSpec struct {
+	V   int    `json:"v"`
+	Cwd string `json:"cwd"`
+	// Limits are resource limits set with setrlimit before the exec.
+	Limits Limits `json:"limits"`
+	// SockFD is the child's end of a SOCK_SEQPACKET socket pair. The parent
+	// sends one message, "ok" with the ruleset descriptor or "abort"; the
+	// child answers only when setup fails (the socket is close-on-exec, so
+	// end-of-file means the command was executed).
+	SockFD int `json:"sock_fd"`
+	// ParentPID lets the child notice that safeexec died before it could
+	// arm the parent-death signal.
+	ParentPID int `json:"ppid"`
+}
+
+// llRequest is what the plan is computed from.
+type llRequest struct {
+	Mode     Mode
+	Roots    []string
+	DenyRead []string
+	// Net is the network part: enabled with the proxy's loopback ports,
+	// or nothing at all.
+	Net   bool
+	Ports []int
+}
+
+func encodeLandlockSpec(s *landlockSpec) (string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "", fmt.Errorf("landlock spec: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func decodeLandlockSpec(arg string) (*landlockSpec, error) {
+	b, err := base64.RawURLEncoding.DecodeString(arg)
+	if err != nil {
+		return nil, fmt.Errorf("landlock spec: %w", err)
+	}
+	var s landlockSpec
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("landlock spec: %w", err)
+	}
+	if s.V != landlockSpecVersion {
+		return nil, fmt.Errorf("landlock spec: version %d, this safeexec understands %d", s.V, landlockSpecVersion)
+	}
+	return &s, nil
+}
+
+// Landlock access rights, as the kernel numbers them (uapi/linux/landlock.h).
+const (
+	llExecute     = 1 << 0
+	llWriteFile   = 1 << 1
+	llReadFile    = 1 << 2
+	llReadDir     = 1 << 3
+	llRemoveDir   = 1 << 4
+	llRemoveFile  = 1 << 5
+	llMakeChar    = 1 << 6
+	llMakeDir     = 1 << 7
+	llMakeReg     = 1 << 8
+	llMakeSock    = 1 << 9
+	llMakeFifo    = 1 << 10
+	llMakeBlock   = 1 << 11
+	llMakeSym     = 1 << 12
+	llRefer       = 1 << 13 // ABI 2
+	llTruncate    = 1 << 14 // ABI 3
+	llIoctlDev    = 1 << 15 // ABI 5
+	llResolveUnix = 1 << 16 // ABI 9
+
+	llNetBindTCP        = 1 << 0 // ABI 4
+	llNetConnectTCP     = 1 << 1 // ABI 4
+	llNetBindUDP        = 1 << 2 // ABI 10
+	llNetConnectSendUDP = 1 << 3 // ABI 10
+
+	llScopeAbstractUnix = 1 << 0 // ABI 6
+	llScopeSignal       = 1 << 1 // ABI 6
+)
+
+const (
+	// llFileRights are the only rights a rule on a non-directory may carry.
+	llFileRights = llExecute | llWriteFile | llReadFile | llTruncate | llIoctlDev
+	llRead       = llExecute | llReadFile | llReadDir
+	llWrite      = llWriteFile | llRemoveDir | llRemoveFile | llMakeDir | llMakeReg |
+		llMakeSock | llMakeFifo | llMakeSym | llRefer | llTruncate | llResolveUnix
+	llDevice = llReadFile | llWriteFile | llTruncate | llIoctlDev
+)
+
+// Minimum ABI versions for what a policy needs.
+const (
+	// llABITruncate is the first ABI that controls truncation; before it a
+	// file that is read-only by rule can still be truncated to zero.
+	llABITruncate = 3
+	// llABINet is the first ABI that controls TCP bind and connect.
+	llABINet = 4
+)
+
+// llHandledFS is every filesystem right the given ABI knows.
+func llHandledFS(abi int) uint64 {
+	switch {
+	case abi <= 0:
+		return 0
+	case abi == 1:
+		return 1<<13 - 1
+	case abi == 2:
+		return 1<<14 - 1
+	case abi <= 4:
+		return 1<<15 - 1
+	case abi <= 8:
+		return 1<<16 - 1
+	default:
+		return 1<<17 - 1
+	}
+}
+
+func llHandledNet(abi int) uint64 {
+	switch {
+	case abi < 4:
+		return 0
+	case abi < 10:
+		return llNetBindTCP | llNetConnectTCP
+	default:
+		return llNetBindTCP | llNetConnectTCP | llNetBindUDP | llNetConnectSendUDP
+	}
+}
+
+func llScoped(abi int) uint64 {
+	if abi < 6 {
+		return 0
+	}
+	return llScopeAbstractUnix | llScopeSignal
+}
+
+// llRule grants Access beneath Path (or on Path itself for a file). File
+// is set when the walk saw a non-directory, which may only carry file
+// rights.
+type llRule struct {
+	Path   string
+	Access uint64
+	File   bool
+}
+
+// llPlan is a Policy turned into Landlock rules for one ABI version.
+type llPlan struct {
+	ABI        int
+	HandledFS  uint64
+	HandledNet uint64
+	Scoped     uint64
+	FS         []llRule
+	Ports      []uint16
+}
+
+// strictSystemDirs are what strict mode may read and execute.
+var strictSystemDirs = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/usr/local",
+	// Programs read their own /proc entries; Landlock keeps other
+	// domains' entries out of reach (ptrace scoping).
+	"/proc",
+	// CPU count (glibc get_nprocs, nproc, Go's runtime).
+	"/sys/devices/system/cpu",
+}
+
+// llDevices are the device files a command may open; the rest of /dev
+// stays out of reach (a readable disk device would bypass every rule).
+var llDevices = []string{
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/ptmx", "/dev/pts",
+}
+
+// rootOnlySecrets are files readable only by root that the sandbox hides
+// when safeexec runs as root (an unprivileged user cannot read them anyway).
+var rootOnlySecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd",
+}
+
+// landlockModeOf maps the policy's mode, with compat as the default.
+func landlockModeOf(m Mode) (Mode, error) {
+	switch m {
+	case "":
+		return Compat, nil
+	case Strict, Compat, Permissive:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q (want strict, compat or permissive)", m)
+}
+
+// landlockRoots returns the writable roots the mode keeps: all of them,
+// or only the first in strict mode.
+func landlockRoots(mode Mode, roots []string) []string {
+	if mode == Strict && len(roots) > 1 {
+		return roots[:1]
+	}
+	return roots
+}
+
+// landlockMinABI is the oldest ABI that can enforce a policy in the given
+// mode, and why.
+func landlockMinABI(mode Mode) (int, string) {
+	// TCP cannot be confined before ABI 4, with the network on (only the
+	// proxy ports) or off (no connection at all), and without
+	// confinement of the network there is no policy to speak of.
+	return llABINet, "TCP connect and bind can only be limited from Landlock ABI 4 (Linux 6.7)"
+}
+
+// planLandlock turns the request into rules for the given ABI. It reads
+// the filesystem (to list the siblings of denied paths).
+func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
+	mode, err := landlockModeOf(s.Mode)
+	if err != nil {
+		return nil, err
+	}
+	if need, why := landlockMinABI(mode); abi < need {
+		if abi <= 0 {
+			return nil, fmt.Errorf("landlock is not available in this kernel: %w", ErrUnavailable)
+		}
+		return nil, fmt.Errorf("landlock ABI %d is too old: %s: %w", abi, why, ErrUnavailable)
+	}
+	if mode != Permissive && abi < llABITruncate {
+		return nil, fmt.Errorf("landlock ABI %d cannot stop truncation of read-only files: %w", abi, ErrUnavailable)
+	}
+	p := &llPlan{
+		ABI:        abi,
+		HandledFS:  llHandledFS(abi),
+		HandledNet: llHandledNet(abi),
+		Scoped:     llScoped(abi),
+	}
+
+	deny := expandDenied(s.DenyRead)
+	if asRoot {
+		deny = append(deny, expandDenied(rootOnlySecrets)...)
+		if m, _ := filepath.Glob("/etc/ssh/ssh_host_*key"); len(m) > 0 {
+			deny = append(deny, m...)
+		}
+	}
+	// /dev is never granted as a whole: only llDevices below.
+	readDeny := append(slices.Clone(deny), "/dev")
+
+	add := func(r llRule) {
+		if r.File {
+			r.Access &= llFileRights
+		}
+		if r.Access &= p.HandledFS; r.Access != 0 {
+			p.FS = append(p.FS, r)
+		}
+	}
+	walk := func(src string, access uint64, denied []string) {
+		for _, r := range allowExcept(src, denied) {
+			r.Access = access
+			add(r)
+		}
+	}
+
+	switch mode {
+	case Strict:
+		for _, d := range strictSystemDirs {
+			walk(d, llRead, readDeny)
+		}
+	default:
+		add(llRule{Path: "/", Access: llReadDir})
+		walk("/", llReadFile|llExecute, readDeny)
+	}
+	for _, d := range llDevices {
+		add(llRule{Path: d, Access: llDevice})
+	}
+	if mode != Strict {
+		add(llRule{Path: "/dev/shm", Access: llRead | llWrite})
+	}
+	roots := landlockRoots(mode, s.Roots)
+	if mode == Permissive {
+		roots = append(slices.Clone(roots), "/tmp", "/var/tmp")
+	}
+	for _, r := range roots {
+		walk(r, llRead|llWrite, deny)
+	}
+	p.FS = mergeRules(p.FS)
+
+	if s.Net {
+		for _, port := range s.Ports {
+			if port <= 0 || port > 65535 {
+				return nil, fmt.Errorf("landlock: proxy port %d out of range", port)
+			}
+			p.Ports = append(p.Ports, uint16(port))
+		}
+		if len(p.Ports) == 0 {
+			return nil, errors.New("landlock: network enabled but no proxy port given")
+		}
+	}
+	return p, nil
+}
+
+// expandDenied cleans the denied paths and adds the target of each one that
+// is a symbolic link, so that hiding a link hides what it points to.
+func expandDenied(paths []string) []string {
+	var out []string
+	for _, d := range paths {
+		if !filepath.IsAbs(d) {
+			continue // a relative deny entry has no meaning outside a root
+		}
+		d = filepath.Clean(d)
+		out = append(out, d)
+		if t := resolveExisting(d); t != d {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// resolveExisting resolves the symbolic links of p's longest existing
+// ancestor and appends the rest, so a denied path that does not exist yet
+// is still denied where it would be created.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if t, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(t, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+// allowExcept lists the rules that grant src's subtree minus the denied
+// paths: src itself when nothing denied lies beneath it, otherwise its
+// children, recursively, skipping the denied paths and symbolic links (a
+// link is governed by where it points, which has its own rule or none).
+// The caller fills in Access.
+func allowExcept(src string, denied []string) []llRule {
+	src = filepath.Clean(src)
+	if t, err := filepath.EvalSymlinks(src); err == nil {
+		src = t
+	} else {
+		return nil // missing source: nothing to grant
+	}
+	var out []llRule
+	var visit func(p string, isDir bool)
+	visit = func(p string, isDir bool) {
+		below := false
+		for _, d := range denied {
+			if d == p || within(p, d) {
+				return // p is denied or inside a denied path
+			}
+			if within(d, p) {
+				below = true
+			}
+		}
+		if !below {
+			out = append(out, llRule{Path: p, File: !isDir})
+			return
+		}
+		ents, err := os.ReadDir(p)
+		if err != nil {
+			return // unreadable: grant nothing beneath (fail closed)
+		}
+		for _, e := range ents {
+			if e.Type()&os.ModeSymlink != 0 {
+				continue
+			}
+			visit(filepath.Join(p, e.Name()), e.IsDir())
+		}
+	}
+	fi, err := os.Stat(src)
+	if err != nil {
+		return nil
+	}
+	visit(src, fi.IsDir())
+	return out
+}
+
+// within reports whether p is strictly beneath dir.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return p != "/" && strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
+
+// mergeRules joins rules on the same path (their rights add up, as they
+// would in the kernel) and sorts them, so a plan is deterministic.
+func mergeRules(rs []llRule) []llRule {
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Path < rs[j].Path })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].Path == r.Path {
+			out[n-1].Access |= r.Access
+			out[n-1].File = out[n-1].File && r.File
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,671 @@
+//go:build linux
+
+package sandbox
+
+// The Landlock fallback backend (Linux ≥ 6.7, Landlock ABI ≥ 4), for
+// machines where bwrap is missing or user namespaces are refused.
+//
+// Start re-executes safeexec as `safeexec __landlock <spec> -- CMD…`
+// (landlock.go describes the spec) in a new session, with SIGKILL as its
+// parent-death signal. RunLandlockChild, in that process, locks its OS
+// thread and on that thread: builds the ruleset, sets resource limits,
+// drops every capability (bounding set included, so a root command execs
+// with none), sets no_new_privs, restricts itself, installs the seccomp
+// filter, and execs the command. The process IS the command: its pid, its
+// exit status, its session. A status pipe (close-on-exec) tells Start
+// whether the exec happened or setup failed; a setup failure starts
+// nothing and Start returns the error.
+//
+// Limits (what this backend does not do; doctor lists them as checks):
+//   - No namespaces: the command sees host processes (it cannot signal or
+//     trace them: Landlock scopes ptrace, and signals from ABI 6), shares
+//     SysV IPC, and /dev/shm in compat and permissive mode.
+//   - Network: only TCP is confined (connect to the proxy's ports, no
+//     bind). The rule is per port, not per address: a remote host on the
+//     proxy's port number is reachable. UDP (DNS included) is confined
+//     only from ABI 10. Path-named unix sockets can be connected to below
+//     ABI 9 (the seccomp filter decides), abstract ones are scoped from
+//     ABI 6.
+//   - Protected paths inside writable roots cannot be denied by Landlock;
+//     they are snapshotted and restored after the run (landlock_guard.go).
+//     During the run the command can change them. Nested repositories'
+//     hooks (sub/.git/hooks) are not covered.
+//   - Credential paths: their contents are unreadable; in compat and
+//     permissive mode the names inside a denied directory can be listed.
+//     A file created directly in an ancestor of a denied path (e.g. a new
+//     file in $HOME) during the run is not readable.
+//   - chmod, chown (without capabilities: only on one's own files),
+//     utime and xattrs are not controlled by Landlock.
+//   - Processes: on exit the whole session is killed; a process that
+//     started its own session (setsid, a double-forked daemon) escapes
+//     that sweep.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	landlockDetect = detectLandlock
+}
+
+// Landlock returns the Landlock backend. Start refuses (wrapping
+// ErrUnavailable) when the kernel cannot enforce the policy.
+func Landlock() Backend { return landlockBackend{} }
+
+// landlockSeccomp installs the shared seccomp filter in the calling thread.
+// It is nil until the filter is built into this package, and then the child
+// refuses to run (fail closed) unless landlockNoSeccompForTest is set.
+var landlockSeccomp func() error
+
+// landlockNoSeccompForTest lets the test binary's child run without the
+// seccomp filter while the filter is not built in.
+var landlockNoSeccompForTest bool
+
+// landlockABIVersion asks the kernel for its Landlock ABI (0: none).
+func landlockABIVersion() int {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	abi := int(v)
+	if abi >= 6 {
+		// ABI 6 kernels without erratum 2 fixed scope signals wrongly;
+		// treat them as ABI 5 (signals unscoped), as go-landlock does.
+		e, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_ERRATA)
+		if errno != 0 || e&2 == 0 {
+			abi = 5
+		}
+	}
+	return abi
+}
+
+func detectLandlock() (Backend, Report, error) {
+	abi := landlockABIVersion()
+	r := Report{Backend: "landlock", Level: fmt.Sprintf("ABI %d", abi), Checks: landlockChecks(abi)}
+	need, why := landlockMinABI(Compat)
+	if abi < need {
+		var err error
+		if abi == 0 {
+			err = fmt.Errorf("landlock: not available in this kernel (Linux ≥ 6.7 with landlock in the lsm= boot list): %w", ErrUnavailable)
+		} else {
+			err = fmt.Errorf("landlock: ABI %d is too old: %s: %w", abi, why, ErrUnavailable)
+		}
+		r.Reason = err.Error()
+		return nil, r, err
+	}
+	r.Reason = fmt.Sprintf("landlock ABI %d", abi)
+	return landlockBackend{}, r, nil
+}
+
+// landlockChecks says what the kernel's ABI enforces and what it cannot.
+func landlockChecks(abi int) []Check {
+	upgrade := "a newer kernel, or install bubblewrap (apt-get install bubblewrap) and allow user namespaces"
+	need, _ := landlockMinABI(Compat)
+	cs := []Check{{
+		Name: "landlock", OK: abi >= need,
+		Detail: fmt.Sprintf("kernel Landlock ABI %d (ABI %d needed)", abi, need),
+		Fix:    "Linux 6.7 or later with landlock enabled (lsm= boot parameter), or install bubblewrap",
+	}}
+	add := func(name string, ok bool, detail, fix string) {
+		c := Check{Name: name, OK: ok, Detail: detail}
+		if !ok {
+			c.Fix = fix
+		}
+		cs = append(cs, c)
+	}
+	add("landlock filesystem", abi >= llABITruncate,
+		"writes only beneath the writable roots, credential paths unreadable, /dev limited to terminals and null devices",
+		upgrade)
+	add("landlock tcp", abi >= llABINet, "TCP connect only to the proxy's ports (any address), no TCP bind", upgrade)
+	add("landlock udp", abi >= 10, map[bool]string{
+		true:  "no UDP at all",
+		false: "UDP is not confined below ABI 10: DNS queries and datagrams can leave the machine",
+	}[abi >= 10], upgrade)
+	add("landlock unix sockets", abi >= 9, map[bool]string{
+		true:  "path unix sockets only beneath the writable roots",
+		false: "connect(2) to path unix sockets is not confined below ABI 9",
+	}[abi >= 9], upgrade)
+	add("landlock scoping", abi >= 6, map[bool]string{
+		true:  "abstract unix sockets and signals limited to the sandbox",
+		false: "abstract unix sockets and signals to host processes are not confined below ABI 6",
+	}[abi >= 6], upgrade)
+	add("protected paths", false,
+		"Landlock cannot deny a path beneath a writable root: protected paths are restored after the run, not blocked during it",
+		"install bubblewrap for read-only protected paths")
+	add("namespaces", false,
+		"no pid, ipc or network namespace: host processes are visible (not reachable), SysV IPC is shared",
+		"install bubblewrap for namespaces")
+	add("seccomp", landlockSeccomp != nil, map[bool]string{
+		true:  "seccomp filter installed before the exec",
+		false: "seccomp filter not built in: the backend refuses to run",
+	}[landlockSeccomp != nil], "rebuild safeexec with the seccomp filter")
+	return cs
+}
+
+type landlockBackend struct{}
+
+func (landlockBackend) Name() string { return "landlock" }
+
+func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
+	if p == nil || c == nil || len(c.Argv) == 0 {
+		return nil, errors.New("sandbox landlock: empty command")
+	}
+	mode, err := landlockModeOf(p.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: %w", err)
+	}
+	abi := landlockABIVersion()
+	if need, _ := landlockMinABI(mode); abi < need {
+		_, _, err := detectLandlock()
+		return nil, fmt.Errorf("sandbox %w", err)
+	}
+	if !filepath.IsAbs(p.Cwd) {
+		return nil, fmt.Errorf("sandbox landlock: working directory %q is not absolute", p.Cwd)
+	}
+	self := p.SafeexecPath
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox landlock: find the safeexec binary: %w", err)
+		}
+	}
+	roots, err := absRoots(p.WritableRoots)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: %w", err)
+	}
+	req := &llRequest{Mode: mode, Roots: roots, DenyRead: p.DenyRead, Net: p.Network.Enabled}
+	if p.Network.Enabled {
+		for _, port := range []int{p.Network.ProxyHTTPPort, p.Network.ProxySOCKSPort} {
+			if port != 0 {
+				req.Ports = append(req.Ports, port)
+			}
+		}
+		if len(req.Ports) == 0 {
+			return nil, errors.New("sandbox landlock: network enabled but the policy names no proxy port")
+		}
+	}
+	spec := &landlockSpec{
+		V:         landlockSpecVersion,
+		Cwd:       p.Cwd,
+		Limits:    p.Limits,
+		SockFD:    3 + len(c.ExtraFiles),
+		ParentPID: os.Getpid(),
+	}
+	enc, err := encodeLandlockSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: %w", err)
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: socket pair: %w", err)
+	}
+	parentSock := os.NewFile(uintptr(fds[0]), "landlock-parent")
+	childSock := os.NewFile(uintptr(fds[1]), "landlock-child")
+	defer parentSock.Close()
+
+	cmd := &exec.Cmd{
+		Path:       self,
+		Args:       append([]string{self, landlockArg, enc, "--"}, c.Argv...),
+		Env:        c.Env,
+		Dir:        p.Cwd,
+		Stdin:      c.Stdin,
+		Stdout:     c.Stdout,
+		Stderr:     c.Stderr,
+		ExtraFiles: append(append([]*os.File(nil), c.ExtraFiles...), childSock),
+		SysProcAttr: &syscall.SysProcAttr{
+			Setsid:    true,
+			Pdeathsig: syscall.SIGKILL,
+		},
+		// A daemon that escaped the session sweep may hold a copied
+		// stdout pipe open; do not wait for it forever.
+		WaitDelay: 2 * time.Second,
+	}
+	err = cmd.Start()
+	childSock.Close()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: start %s: %w", self, err)
+	}
+	abort := func(err error) (Process, error) {
+		unix.Sendmsg(fds[0], []byte("abort"), nil, nil, 0)
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+
+	// While the child's runtime starts: the rules, the ruleset, the
+	// snapshot of the protected paths.
+	plan, err := planLandlock(req, abi, os.Geteuid() == 0)
+	if err != nil {
+		return abort(fmt.Errorf("sandbox landlock: %w", err))
+	}
+	rfd, err := landlockRuleset(plan)
+	if err != nil {
+		return abort(fmt.Errorf("sandbox landlock: %w", err))
+	}
+	guard, err := snapshotProtected(landlockRoots(mode, roots), p.DenyWrite)
+	if err != nil {
+		unix.Close(rfd)
+		return abort(fmt.Errorf("sandbox landlock: snapshot protected paths: %w", err))
+	}
+	err = unix.Sendmsg(fds[0], []byte("ok"), unix.UnixRights(rfd), nil, 0)
+	unix.Close(rfd)
+	if err != nil {
+		guard.close()
+		return abort(fmt.Errorf("sandbox landlock: hand the ruleset to the child: %w", err))
+	}
+	// The child answers only if setup fails; end-of-file means it exec'd.
+	buf := make([]byte, 4096)
+	n, err := readRetry(fds[0], buf)
+	if err != nil || n > 0 {
+		cmd.Wait()
+		guard.restore()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox landlock: read the child's status: %w", err)
+		}
+		return nil, landlockSetupError(string(buf[:n]))
+	}
+	return &landlockProcess{cmd: cmd, pid: cmd.Process.Pid, guard: guard, stderr: c.Stderr}, nil
+}
+
+func readRetry(fd int, buf []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, buf)
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
+}
+
+// landlockSetupError turns the child's status message back into an error;
+// one starting with "unavailable: " wraps ErrUnavailable.
+func landlockSetupError(msg string) error {
+	if rest, ok := strings.CutPrefix(msg, "unavailable: "); ok {
+		return fmt.Errorf("sandbox landlock: %s: %w", rest, ErrUnavailable)
+	}
+	return fmt.Errorf("sandbox landlock: %s", msg)
+}
+
+// absRoots checks that every root is absolute, and resolves symbolic links
+// (Landlock rules attach to the real directory). Missing roots are dropped:
+// there is nothing to write to.
+func absRoots(roots []string) ([]string, error) {
+	var out []string
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("writable root %q is not absolute", r)
+		}
+		t, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+type landlockProcess struct {
+	cmd    *exec.Cmd
+	pid    int
+	guard  *protectGuard
+	stderr io.Writer
+
+	mu   sync.Mutex
+	done bool
+}
+
+func (l *landlockProcess) Signal(sig os.Signal) error {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("sandbox landlock: unsupported signal %v", sig)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return os.ErrProcessDone
+	}
+	// The command leads its own session and process group.
+	if err := unix.Kill(-l.pid, s); err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return fmt.Errorf("sandbox landlock: signal %v: %w", sig, err)
+	}
+	return nil
+}
+
+func (l *landlockProcess) Kill() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return nil
+	}
+	killSession(l.pid)
+	return nil
+}
+
+func (l *landlockProcess) Wait() (Status, error) {
+	// Wait for the exit without reaping: while the zombie holds its pid,
+	// the session id cannot be reused, so the sweep cannot hit a stranger.
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, l.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	l.mu.Lock()
+	killSession(l.pid)
+	err := l.cmd.Wait()
+	l.done = true
+	l.mu.Unlock()
+
+	st := statusOf(l.cmd.ProcessState)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
+		return st, fmt.Errorf("sandbox landlock: wait: %w", err)
+	}
+	if changed, failed := l.guard.restore(); len(changed) > 0 && l.stderr != nil {
+		fmt.Fprintf(l.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
+		if len(failed) > 0 {
+			fmt.Fprintf(l.stderr, "safeexec: could not restore %v: check them before running anything there\n", failed)
+		}
+	}
+	return st, nil
+}
+
+// killSession kills every process of session sid (the command's process
+// group first, then stragglers in other groups of the session), in a few
+// passes in case one forked while the previous pass ran.
+func killSession(sid int) {
+	unix.Kill(-sid, unix.SIGKILL)
+	for pass := 0; pass < 16; pass++ {
+		d, err := os.Open("/proc")
+		if err != nil {
+			return
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		found := false
+		for _, n := range names {
+			pid, err := strconv.Atoi(n)
+			if err != nil || pid == sid {
+				continue
+			}
+			if s, err := unix.Getsid(pid); err == nil && s == sid {
+				unix.Kill(pid, unix.SIGKILL)
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// RunLandlockChild is the re-executed child of the Landlock backend:
+// args are what follows "__landlock" in argv (the encoded spec, "--", the
+// command). It confines the process and execs the command; it returns only
+// on failure, with 125 (setup failed, reported to the parent), 126 (not
+// executable) or 127 (not found).
+func RunLandlockChild(args []string) int {
+	// Landlock, no_new_privs and seccomp apply to the calling thread; the
+	// exec must happen on the same thread.
+	runtime.LockOSThread()
+	if len(args) < 3 || args[1] != "--" {
+		fmt.Fprintln(os.Stderr, "safeexec: __landlock is internal to safeexec's Landlock sandbox")
+		return 125
+	}
+	spec, err := decodeLandlockSpec(args[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
+		return 125
+	}
+	sock := spec.SockFD
+	if sock <= 2 {
+		fmt.Fprintln(os.Stderr, "safeexec: landlock: bad socket descriptor")
+		return 125
+	}
+	if _, err := unix.FcntlInt(uintptr(sock), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: landlock: socket descriptor: %v\n", err)
+		return 125
+	}
+	fail := func(err error) int {
+		msg := err.Error()
+		if errors.Is(err, ErrUnavailable) {
+			msg = "unavailable: " + msg
+		}
+		if _, werr := unix.Write(sock, []byte(msg)); werr != nil {
+			fmt.Fprintf(os.Stderr, "safeexec: %s\n", msg)
+		}
+		return 125
+	}
+	rfd, err := receiveRuleset(sock)
+	if err != nil {
+		return fail(err)
+	}
+	if err := landlockConfine(spec, rfd); err != nil {
+		return fail(err)
+	}
+	argv := args[2:]
+	env := os.Environ()
+	path, code, err := lookPathEnv(argv[0], env, spec.Cwd)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", argv[0], err)
+		return code
+	}
+	switch {
+	case landlockSeccomp != nil:
+		if err := landlockSeccomp(); err != nil {
+			return fail(fmt.Errorf("install seccomp filter: %w", err))
+		}
+	case !landlockNoSeccompForTest:
+		return fail(errors.New("seccomp filter not built in: refusing to run without it"))
+	}
+	err = unix.Exec(path, argv, env)
+	if errors.Is(err, unix.ENOEXEC) {
+		// No #! line: run it with the shell, as execvp does.
+		err = unix.Exec("/bin/sh", append([]string{"sh", path}, argv[1:]...), env)
+	}
+	fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", argv[0], err)
+	return 126
+}
+
+// receiveRuleset waits for the parent's message: "ok" with the ruleset's
+// descriptor, or anything else (abort, end-of-file) to give up.
+func receiveRuleset(sock int) (int, error) {
+	buf := make([]byte, 16)
+	oob := make([]byte, unix.CmsgSpace(4))
+	var n, oobn int
+	var err error
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return -1, fmt.Errorf("receive the ruleset: %w", err)
+	}
+	var fds []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, m := range msgs {
+			if got, err := unix.ParseUnixRights(&m); err == nil {
+				fds = append(fds, got...)
+			}
+		}
+	}
+	if string(buf[:n]) != "ok" || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, errors.New("the parent gave no ruleset")
+	}
+	return fds[0], nil
+}
+
+// landlockConfine applies everything but the seccomp filter to the calling
+// thread: resource limits, no capabilities, no_new_privs, the ruleset.
+func landlockConfine(spec *landlockSpec, rfd int) error {
+	defer unix.Close(rfd)
+	if err := landlockRlimits(spec.Limits); err != nil {
+		return err
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rfd), 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_restrict_self: %w", errno)
+	}
+	// The parent-death signal survives the exec; arm it again in case a
+	// credential change cleared it, and give up if safeexec is gone.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("set parent-death signal: %w", err)
+	}
+	if spec.ParentPID != 0 && os.Getppid() != spec.ParentPID {
+		return errors.New("safeexec exited before the command started")
+	}
+	return nil
+}
+
+// llRulesetAttr is struct landlock_ruleset_attr up to the scoped field
+// (ABI 6); older kernels accept it as long as the fields they do not know
+// are zero.
+type llRulesetAttr struct {
+	handledFS  uint64
+	handledNet uint64
+	scoped     uint64
+}
+
+type llPathBeneathAttr struct {
+	allowed  uint64
+	parentFD int32
+} // packed in the kernel: 12 bytes, the padding is not read
+
+type llNetPortAttr struct {
+	allowed uint64
+	port    uint64
+}
+
+func landlockRuleset(p *llPlan) (int, error) {
+	attr := llRulesetAttr{handledFS: p.HandledFS, handledNet: p.HandledNet, scoped: p.Scoped}
+	size := unsafe.Sizeof(attr)
+	switch {
+	case p.ABI < 4:
+		size = 8
+	case p.ABI < 6:
+		size = 16
+	}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return -1, fmt.Errorf("landlock_create_ruleset: %w", errno)
+	}
+	rfd := int(fd)
+	for _, r := range p.FS {
+		if err := landlockAddPath(rfd, r); err != nil {
+			unix.Close(rfd)
+			return -1, err
+		}
+	}
+	for _, port := range p.Ports {
+		na := llNetPortAttr{allowed: llNetConnectTCP, port: uint64(port)}
+		if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), 2, uintptr(unsafe.Pointer(&na)), 0, 0, 0); errno != 0 {
+			unix.Close(rfd)
+			return -1, fmt.Errorf("landlock: allow TCP port %d: %w", port, errno)
+		}
+	}
+	return rfd, nil
+}
+
+func landlockAddPath(rfd int, r llRule) error {
+	fd, err := unix.Open(r.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EACCES) {
+			return nil // gone, or not ours to reach: grant nothing
+		}
+		return fmt.Errorf("landlock: open %s: %w", r.Path, err)
+	}
+	defer unix.Close(fd)
+	pb := llPathBeneathAttr{allowed: r.Access, parentFD: int32(fd)}
+	add := func() unix.Errno {
+		_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rfd), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&pb)), 0, 0, 0)
+		return errno
+	}
+	errno := add()
+	if errno == unix.EINVAL && r.Access&^llFileRights != 0 {
+		// Not a directory (any more): only file rights apply.
+		if pb.allowed &= llFileRights; pb.allowed == 0 {
+			return nil
+		}
+		errno = add()
+	}
+	if errno != 0 {
+		return fmt.Errorf("landlock: rule for %s: %w", r.Path, errno)
+	}
+	return nil
+}
+
+// landlockRlimits lowers the resource limits the policy sets.
+func landlockRlimits(l Limits) error {
+	for _, lim := range []struct {
+		res int
+		v   uint64
+	}{
+		{unix.RLIMIT_NPROC, l.Processes},
+		{unix.RLIMIT_NOFILE, l.OpenFiles},
+		{unix.RLIMIT_FSIZE, l.FileSize},
+		{unix.RLIMIT_CPU, l.CPUSeconds},
+	} {
+		if lim.v == 0 {
+			continue
+		}
+		if err := unix.Setrlimit(lim.res, &unix.Rlimit{Cur: lim.v, Max: lim.v}); err != nil {
+			return fmt.Errorf("set resource limit %d to %d: %w", lim.res, lim.v, err)
+		}
+	}
+	return nil
+}
+
+// dropCapabilities leaves the thread with no capability and an empty
+// bounding set, so that even a root command execs with none.
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("read capabilities: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 {
+		return nil // an unprivileged user: no_new_privs keeps it that way
+	}
+	for c := 0; c <= 63; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EINVAL) {
+				break // past the last capability this kernel knows
+			}
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	return nil
+}

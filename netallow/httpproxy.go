@@ -233,6 +233,9 @@ func (p *Proxy) serveHTTP(c net.Conn) {
 func refuse(c net.Conn, err error, keepAlive bool) bool {
 	var rf *refusal
 	switch {
+	case errors.As(err, &rf) && rf.invalid:
+		writeText(c, 400, rf.message(), true)
+		return false
 	case errors.As(err, &rf):
 		writeText(c, 403, rf.message(), !keepAlive)
 		return keepAlive
@@ -413,16 +416,10 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, r *request) bool {
 		if r.method == "HEAD" || status == 204 || status == 304 {
 			fr = noBody
 		}
+		// The upstream connection is ours and ends here; whether the
+		// client's continues depends only on the client and on the
+		// response having a known length.
 		keep := r.keepAlive && fr != closeBody
-		for _, h := range hs {
-			if strings.EqualFold(h.name, "Connection") {
-				for _, t := range tokens(h.value) {
-					if t == "close" {
-						keep = false
-					}
-				}
-			}
-		}
 		var hb strings.Builder
 		hb.WriteString(lines[0] + "\r\n")
 		writeEndToEnd(&hb, hs, false)

@@ -272,11 +272,12 @@ func (m *Matcher) Allowed(host string, port int) bool {
 
 // verdict is a decision before resolution.
 type verdict struct {
-	ok     bool
-	host   string     // canonical, or the raw host when invalid
-	addr   netip.Addr // when host is an IP literal
-	reason string     // why not, for refusals
-	denied bool       // refused by the denied list
+	ok      bool
+	host    string     // canonical, or the raw host when invalid
+	addr    netip.Addr // when host is an IP literal
+	reason  string     // why not, for refusals
+	denied  bool       // refused by the denied list
+	invalid bool       // not a host name or address at all
 }
 
 const (
@@ -288,7 +289,7 @@ const (
 func (m *Matcher) decide(rawHost string, port int) verdict {
 	h, addr, err := canonHost(rawHost)
 	if err != nil {
-		return verdict{host: rawHost, reason: err.Error()}
+		return verdict{host: rawHost, reason: err.Error(), invalid: true}
 	}
 	v := verdict{host: h, addr: addr}
 	if port < 1 || port > 65535 {
@@ -305,7 +306,7 @@ func (m *Matcher) decide(rawHost string, port int) verdict {
 			// An IP literal is connected to as is, so it passes the
 			// same guard as a resolved address.
 			if why := m.checkAddr(addr, port); why != "" {
-				v.ok, v.reason = false, why
+				v.ok, v.reason = false, "is a "+why
 			}
 		}
 		return v
@@ -366,14 +367,15 @@ func (m *Matcher) allowsSomePort(h string, addr netip.Addr) bool {
 }
 
 // checkAddr is the resolved-address guard: it returns "" when the proxy may
-// connect to a on port, else the reason. Loopback, private, link-local
+// connect to a on port, else why not ("link-local address 169.254.169.254,
+// which is not in the network allowlist"). Loopback, private, link-local
 // (cloud metadata), shared, unspecified, multicast and reserved addresses
 // are refused unless the address itself is allowed (or, for loopback,
 // "localhost" is), and a denied address is refused whatever name led to it.
 func (m *Matcher) checkAddr(a netip.Addr, port int) string {
 	a = a.Unmap()
 	if m.deny.addrMatch(a, port, true) || a.IsLoopback() && anyRule(m.deny.exact["localhost"], port, true) {
-		return "resolves to " + a.String() + ", " + reasonDenied
+		return "address " + a.String() + ", which is " + reasonDenied
 	}
 	class := addrClass(a)
 	if class == "" {
@@ -382,5 +384,5 @@ func (m *Matcher) checkAddr(a netip.Addr, port int) string {
 	if m.allow.addrMatch(a, port, false) || a.IsLoopback() && anyRule(m.allow.exact["localhost"], port, false) {
 		return ""
 	}
-	return "resolves to " + class + " address " + a.String() + ", which is " + reasonNotListed
+	return class + " address " + a.String() + ", which is " + reasonNotListed
 }

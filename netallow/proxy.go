@@ -353,15 +353,19 @@ func (p *Proxy) addBytes(i int, up, down int64) {
 
 // refusal is a policy refusal: the client gets 403 or SOCKS "not allowed".
 type refusal struct {
-	host   string
-	port   int
-	reason string
+	host    string
+	port    int
+	reason  string
+	invalid bool // the host is malformed: HTTP answers 400
 }
 
 func (r *refusal) Error() string { return hostPort(r.host, r.port) + ": " + r.reason }
 
 // message is the text the client sees.
 func (r *refusal) message() string {
+	if r.invalid {
+		return "safeexec: " + r.reason
+	}
 	switch r.reason {
 	case reasonNotListed:
 		return "safeexec: " + r.host + " is not in the network allowlist"
@@ -370,7 +374,8 @@ func (r *refusal) message() string {
 	case reasonDenied:
 		return "safeexec: " + r.host + " is not in the network allowlist (it is denied)"
 	}
-	return "safeexec: " + hostPort(r.host, r.port) + " is not in the network allowlist: " + r.reason
+	// "resolves to ..." and "is a ..." from the address guard.
+	return "safeexec: " + r.host + " " + r.reason
 }
 
 // connect decides host:port, resolves an allowed name, keeps only the
@@ -382,7 +387,7 @@ func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, 
 	v := p.m.decide(rawHost, port)
 	if !v.ok {
 		i := p.record(Decision{Host: v.host, Port: port, Reason: v.reason, Proto: proto})
-		return nil, i, &refusal{v.host, port, v.reason}
+		return nil, i, &refusal{v.host, port, v.reason, v.invalid}
 	}
 	addrs, err := p.resolve(v)
 	if err != nil {
@@ -394,7 +399,7 @@ func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, 
 	for _, a := range addrs {
 		if w := p.m.checkAddr(a, port); w != "" {
 			if why == "" {
-				why = w
+				why = "resolves to " + w
 			}
 			continue
 		}
@@ -405,7 +410,7 @@ func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, 
 			why = "resolves to no address"
 		}
 		i := p.record(Decision{Host: v.host, Port: port, Reason: why, Proto: proto})
-		return nil, i, &refusal{v.host, port, why}
+		return nil, i, &refusal{v.host, port, why, false}
 	}
 	i := p.record(Decision{Host: v.host, Port: port, Allowed: true, Proto: proto})
 	var lastErr error

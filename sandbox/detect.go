@@ -168,3 +168,40 @@ func firstFix(cs []Check) string {
 	}
 	return ""
 }
+
+// deepChecks add what only running a backend can tell (its version, whether
+// a real sandbox starts) to a Report. Backend files register theirs from
+// init, keyed by backend name; each must be safe to call at any time.
+var deepChecks = map[string]func(Backend, *Report){}
+
+// Doctor is Detect followed by the checks that cost a process start or
+// more: for `safeexec doctor`, never on the way to running a command.
+func Doctor(want string) (Backend, Report, error) {
+	b, r, err := Detect(want)
+	if err != nil {
+		return b, r, err
+	}
+	if f := deepChecks[b.Name()]; f != nil {
+		f(b, &r)
+	}
+	return b, r, nil
+}
+
+// Assess completes a Report with what the mode means: permissive (and
+// the none backend) protect little, and say so.
+func Assess(r Report, m Mode) Report {
+	switch {
+	case r.Backend == "none":
+		r.Weak = true
+	case m == Permissive:
+		r.Weak = true
+		r.Checks = append(r.Checks, Check{
+			Name: "mode", OK: false,
+			Detail: "permissive: the file system is writable outside the writable roots; only the deny lists, the namespaces and the seccomp filter remain",
+			Fix:    "use --mode compat (the default) or strict",
+		})
+	default:
+		r.Checks = append(r.Checks, Check{Name: "mode", OK: true, Detail: string(m)})
+	}
+	return r
+}

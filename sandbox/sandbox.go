@@ -42,6 +42,10 @@ type Policy struct {
 	Network Network
 	// Limits bound resources; zero fields mean no limit.
 	Limits Limits
+	// CacheDir, when set, is safeexec's own tool-cache directory: it is
+	// writable inside the sandbox (in every mode) and CacheEnv points the
+	// tools' cache variables at it, so the host's caches are never written.
+	CacheDir string
 	// SafeexecPath is the safeexec binary, for backends that re-execute
 	// it inside the sandbox (the network bridge, the Landlock fallback).
 	SafeexecPath string

@@ -1,0 +1,620 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// This file turns a Policy into a bwrap argument list. It is portable on
+// purpose: it touches the host only through bwrapHost, so the golden tests
+// run on every OS against a fake file system.
+
+// bwInsideID is the uid and gid a command runs as when safeexec itself runs as
+// root: an unprivileged id inside a user namespace.
+const bwInsideID = 1000
+
+// bwrapHost is what bwrapArgs needs to know about the host.
+type bwrapHost struct {
+	UID, GID int
+	// FS answers Lstat and Readlink for host paths.
+	FS hostFS
+	// NoPlaceholder lists paths whose placeholder could not be created:
+	// they are left alone (see the Limits in doc.go).
+	NoPlaceholder map[string]bool
+}
+
+// hostFS is the part of the host file system bwrapArgs looks at.
+type hostFS interface {
+	// Lstat returns the type bits of path, not following a final symlink.
+	Lstat(path string) (fs.FileMode, error)
+	// Readlink returns a symlink's target.
+	Readlink(path string) (string, error)
+}
+
+// bwrapFDs are the descriptor numbers bwrap reads and writes, as seen by
+// bwrap (3 + the position in its ExtraFiles). Zero means not used.
+type bwrapFDs struct {
+	Status  int // --json-status-fd
+	Seccomp int // --seccomp
+	Sync    int // --sync-fd
+	Block   int // --block-fd
+}
+
+// placeholder is a host path that did not exist and that safeexec creates
+// for the duration of a run, so that a mount can hide or protect it. Dir
+// tells whether it is created as a directory or as an empty file.
+type placeholder struct {
+	Path string
+	Dir  bool
+}
+
+// bwRootSecrets are paths only root may read. When safeexec runs as root the
+// command's files are owned by its own (mapped) uid, so owner-only modes no
+// longer protect them: these are masked instead. Directories are replaced by
+// an empty tmpfs, files by /dev/null.
+var bwRootSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/security/opasswd",
+	"/etc/ssh", // host private keys
+	"/etc/ssl/private",
+	"/etc/sudoers.d",
+	"/etc/NetworkManager/system-connections",
+	"/etc/wireguard",
+	"/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
+	"/etc/krb5.keytab",
+	"/etc/letsencrypt",
+	"/etc/libvirt/secrets",
+	"/root",
+	"/var/backups",
+	"/var/lib/docker", "/var/lib/containerd", "/var/lib/kubelet",
+	"/var/lib/private", "/var/lib/sss", "/var/lib/tailscale",
+	"/var/lib/NetworkManager", "/var/lib/sudo",
+	"/var/log",
+	"/var/spool/cron",
+	"/var/mail", "/var/spool/mail",
+	"/boot",
+}
+
+// bwStrictSystem are the read-only system directories strict mode shows.
+var bwStrictSystem = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
+
+// agentSocketVars name sockets of agents and session buses on the host. They are
+// removed from the command's environment unless the socket lies in a
+// writable root (which is how a config names one on purpose).
+var agentSocketVars = []string{
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO",
+	"DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
+	"XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "DISPLAY", "XAUTHORITY",
+	"TMUX", "TMUX_PANE", "STY", "KITTY_LISTEN_ON", "KITTY_WINDOW_ID",
+	"DOCKER_HOST", "CONTAINER_HOST", "PODMAN_HOST",
+	"SWAYSOCK", "I3SOCK", "HYPRLAND_INSTANCE_SIGNATURE",
+}
+
+// bwPrivateTmp is where the command's private, writable $TMPDIR lives.
+const bwPrivateTmp = "/tmp"
+
+// bwHostTempDirs are host directories that the private tmpfs replaces: a
+// writable root naming one of them means "the command's $TMPDIR".
+var bwHostTempDirs = []string{"/tmp", "/var/tmp"}
+
+// bwrapArgs returns bwrap's arguments for running argv confined by p, the
+// placeholders that must exist on the host while it runs, and the command's
+// environment derived from env. It fails when the policy cannot be
+// expressed, never by weakening it.
+func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args []string, ph []placeholder, outEnv []string, err error) {
+	if p == nil {
+		return nil, nil, nil, errors.New("bwrap: no policy")
+	}
+	if len(argv) == 0 {
+		return nil, nil, nil, errors.New("bwrap: empty command")
+	}
+	mode := p.Mode
+	switch mode {
+	case "":
+		mode = Compat
+	case Strict, Compat, Permissive:
+	default:
+		return nil, nil, nil, fmt.Errorf("bwrap: unknown mode %q", p.Mode)
+	}
+	if !path.IsAbs(p.Cwd) {
+		return nil, nil, nil, fmt.Errorf("bwrap: working directory %q is not absolute", p.Cwd)
+	}
+	for _, list := range [][]string{p.WritableRoots, p.DenyRead} {
+		for _, e := range list {
+			if !path.IsAbs(e) {
+				return nil, nil, nil, fmt.Errorf("bwrap: policy path %q is not absolute", e)
+			}
+		}
+	}
+	if p.CacheDir != "" && !path.IsAbs(p.CacheDir) {
+		return nil, nil, nil, fmt.Errorf("bwrap: cache directory %q is not absolute", p.CacheDir)
+	}
+	b := &bwBuilder{h: h, mode: mode}
+
+	args = []string{
+		"--die-with-parent", "--new-session",
+		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--unshare-net", "--unshare-cgroup-try",
+		"--disable-userns",
+	}
+	if h.UID == 0 {
+		args = append(args, "--uid", strconv.Itoa(bwInsideID), "--gid", strconv.Itoa(bwInsideID))
+	}
+	args = append(args, "--cap-drop", "ALL")
+
+	// The system view.
+	switch mode {
+	case Compat:
+		args = append(args, "--ro-bind", "/", "/")
+	case Permissive:
+		args = append(args, "--bind", "/", "/")
+	case Strict:
+		for _, d := range bwStrictSystem {
+			args = append(args, b.systemBind(d)...)
+		}
+	}
+	args = append(args, "--proc", "/proc", "--dev", "/dev")
+	// Private temporary directories and no host runtime sockets.
+	args = append(args, "--perms", "1777", "--tmpfs", bwPrivateTmp)
+	if mode != Strict {
+		for _, d := range []string{"/var/tmp", "/run", "/var/run"} {
+			if b.kind(d) == fs.ModeDir {
+				args = append(args, "--tmpfs", d)
+			}
+		}
+	}
+	if h.UID == 0 {
+		for _, s := range bwRootSecrets {
+			args = append(args, b.mask(s)...)
+		}
+	}
+
+	// Writable roots.
+	roots := b.writableRoots(p)
+	for _, r := range roots {
+		if mode != Permissive {
+			args = append(args, "--bind", r, r)
+		}
+	}
+	if p.CacheDir != "" {
+		if b.kind(p.CacheDir) != fs.ModeDir {
+			return nil, nil, nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
+		}
+		args = append(args, "--bind", p.CacheDir, p.CacheDir)
+		roots = append(roots, p.CacheDir)
+	}
+	if p.Network.Enabled {
+		if p.Network.ProxyDir == "" || !path.IsAbs(p.Network.ProxyDir) {
+			return nil, nil, nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
+		}
+		if len(p.Network.Bridge) == 0 {
+			return nil, nil, nil, errors.New("bwrap: network enabled but no bridge command")
+		}
+		if b.kind(p.Network.ProxyDir) != fs.ModeDir {
+			return nil, nil, nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
+		}
+		args = append(args, "--ro-bind", p.Network.ProxyDir, p.Network.ProxyDir)
+	}
+
+	// Protected paths inside the writable (or, when permissive, all) roots.
+	protectRoots := roots
+	if mode == Permissive {
+		protectRoots = append([]string{"/"}, roots...)
+	}
+	dw := b.denyWrite(p, protectRoots, mode == Permissive)
+	args = append(args, dw...)
+
+	// Masks come last so that nothing bound above can uncover them.
+	for _, d := range p.DenyRead {
+		args = append(args, b.denyRead(d)...)
+	}
+
+	args = append(args, "--chdir", p.Cwd)
+	if fds.Status > 0 {
+		args = append(args, "--json-status-fd", strconv.Itoa(fds.Status))
+	}
+	if fds.Sync > 0 {
+		args = append(args, "--sync-fd", strconv.Itoa(fds.Sync))
+	}
+	if fds.Block > 0 {
+		args = append(args, "--block-fd", strconv.Itoa(fds.Block))
+	}
+	if fds.Seccomp > 0 {
+		args = append(args, "--seccomp", strconv.Itoa(fds.Seccomp))
+	}
+	args = append(args, "--")
+	if p.Network.Enabled {
+		args = append(args, p.Network.Bridge...)
+		args = append(args, "--")
+	}
+	args = append(args, argv...)
+	return args, b.placeholders, bwrapEnv(env, roots), nil
+}
+
+type bwBuilder struct {
+	h            *bwrapHost
+	mode         Mode
+	placeholders []placeholder
+	seen         map[string]bool // placeholder paths
+}
+
+func (b *bwBuilder) kind(p string) fs.FileMode {
+	m, err := b.h.FS.Lstat(p)
+	if err != nil {
+		return fs.ModeIrregular // "missing" for our purposes
+	}
+	return m.Type()
+}
+
+func (b *bwBuilder) exists(p string) bool {
+	_, err := b.h.FS.Lstat(p)
+	return err == nil
+}
+
+// systemBind shows one strict-mode system directory, keeping symlinks
+// (/bin -> usr/bin) as symlinks.
+func (b *bwBuilder) systemBind(d string) []string {
+	switch b.kind(d) {
+	case fs.ModeDir:
+		return []string{"--ro-bind", d, d}
+	case fs.ModeSymlink:
+		t, err := b.h.FS.Readlink(d)
+		if err != nil {
+			return nil
+		}
+		return []string{"--symlink", t, d}
+	}
+	return nil
+}
+
+// resolve follows every symlink in p (which must be absolute). It returns
+// the resolved path and whether it exists; when it does not, the result is
+// the resolved existing prefix joined with the rest.
+func (b *bwBuilder) resolve(p string) (string, bool) {
+	p = path.Clean(p)
+	for range 40 {
+		parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+		cur := "/"
+		restart := false
+		for i, c := range parts {
+			if c == "" {
+				continue
+			}
+			next := path.Join(cur, c)
+			m, err := b.h.FS.Lstat(next)
+			if err != nil {
+				return path.Join(append([]string{next}, parts[i+1:]...)...), false
+			}
+			if m.Type() == fs.ModeSymlink {
+				t, err := b.h.FS.Readlink(next)
+				if err != nil {
+					return path.Join(append([]string{next}, parts[i+1:]...)...), false
+				}
+				if !path.IsAbs(t) {
+					t = path.Join(cur, t)
+				}
+				p = path.Join(append([]string{t}, parts[i+1:]...)...)
+				restart = true
+				break
+			}
+			cur = next
+		}
+		if !restart {
+			return cur, true
+		}
+	}
+	return p, false // a symlink loop: treat as missing
+}
+
+// within reports whether p is root or below it.
+func pathWithin(root, p string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+func bwIsHostTemp(p string) bool {
+	for _, t := range bwHostTempDirs {
+		if p == t {
+			return true
+		}
+	}
+	return false
+}
+
+// writableRoots returns the resolved, existing, de-duplicated roots that are
+// bound writable. A root naming the host's temporary directory is served by
+// the private tmpfs instead.
+func (b *bwBuilder) writableRoots(p *Policy) []string {
+	var out []string
+	in := p.WritableRoots
+	if b.mode == Strict && len(in) > 1 {
+		in = in[:1]
+	}
+	for _, r := range in {
+		rr, ok := b.resolve(r)
+		if !ok || b.kind(rr) != fs.ModeDir || bwIsHostTemp(rr) || rr == "/" {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			if o == rr {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, rr)
+		}
+	}
+	// Parents before children, so a nested root is bound on top.
+	sort.SliceStable(out, func(i, j int) bool { return pathDepth(out[i]) < pathDepth(out[j]) })
+	return out
+}
+
+func pathDepth(p string) int {
+	if p == "/" {
+		return 0
+	}
+	return strings.Count(p, "/")
+}
+
+// mask hides an existing path: a directory behind an empty tmpfs, anything
+// else behind /dev/null.
+func (b *bwBuilder) mask(p string) []string {
+	switch k := b.kind(p); {
+	case k == fs.ModeDir:
+		return []string{"--perms", "0555", "--tmpfs", p}
+	case k == fs.ModeIrregular, k == fs.ModeSymlink:
+		return nil
+	default:
+		return []string{"--ro-bind", "/dev/null", p}
+	}
+}
+
+// denyRead masks one deny_read entry: the path its symlinks lead to, so a
+// credential path that is a link hides its target too. A missing entry gets
+// a placeholder in its nearest existing directory, so that a file created
+// there during the run stays hidden.
+func (b *bwBuilder) denyRead(d string) []string {
+	real, ok := b.resolve(d)
+	if ok {
+		return b.mask(real)
+	}
+	first, ok := b.firstMissing(real)
+	if !ok {
+		return nil
+	}
+	// A missing intermediate component is a directory; a missing last one
+	// gets the type its name suggests.
+	dir := first != real || !bwLooksLikeFile(path.Base(first))
+	if !b.addPlaceholder(first, dir) {
+		return nil
+	}
+	if dir {
+		return []string{"--perms", "0555", "--tmpfs", first}
+	}
+	return []string{"--ro-bind", "/dev/null", first}
+}
+
+// firstMissing returns the first component of p that does not exist.
+// ok is false when its parent is not an existing directory.
+func (b *bwBuilder) firstMissing(p string) (first string, ok bool) {
+	parent := path.Dir(p)
+	for parent != "/" && !b.exists(parent) {
+		p, parent = parent, path.Dir(parent)
+	}
+	if b.kind(parent) != fs.ModeDir {
+		return "", false
+	}
+	return p, true
+}
+
+// bwLooksLikeFile guesses whether a missing credential path names a file
+// (~/.npmrc, ~/.git-credentials) or a directory (~/.ssh, ~/.aws), so that
+// its placeholder has the type host programs expect.
+func bwLooksLikeFile(name string) bool {
+	switch name {
+	case ".env", "hub", ".credentials", "credentials", "config", "hosts.yml",
+		".profile", ".bash_profile", ".bash_login", ".bash_logout", ".zprofile",
+		".zshenv", ".zlogin", ".zlogout", ".login", ".logout":
+		return true
+	}
+	n := strings.TrimPrefix(name, ".")
+	return strings.Contains(n, ".") || strings.HasSuffix(n, "rc") ||
+		strings.HasSuffix(n, "history") || strings.HasSuffix(n, "credentials")
+}
+
+func (b *bwBuilder) addPlaceholder(p string, dir bool) bool {
+	if b.h.NoPlaceholder[p] {
+		return false
+	}
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	if b.seen[p] {
+		return true
+	}
+	b.seen[p] = true
+	b.placeholders = append(b.placeholders, placeholder{Path: p, Dir: dir})
+	return true
+}
+
+// denyWrite makes the protected paths read-only inside the writable roots.
+// An existing path is bound read-only onto itself; each directory on the way
+// to it (".git" for ".git/hooks") is bound onto itself too, which makes it a
+// mount point: it can be neither renamed nor removed, so "mv .git .g" and a
+// rebuilt .git/hooks cannot plant a hook. A missing last component gets a
+// placeholder bound read-only.
+func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []string {
+	type op struct {
+		path string
+		args []string
+	}
+	ops := map[string]op{}
+	add := func(pth string, args ...string) {
+		if prev, ok := ops[pth]; ok && prev.args[0] == "--ro-bind" {
+			return // read-only wins over a self-bind
+		}
+		ops[pth] = op{pth, args}
+	}
+	var protect func(root, rel string, hops int)
+	protect = func(root, rel string, hops int) {
+		if hops > 8 {
+			return
+		}
+		parts := strings.Split(rel, "/")
+		cur := root
+		for i, c := range parts {
+			if c == "" || c == "." {
+				continue
+			}
+			if c == ".." {
+				return
+			}
+			next := path.Join(cur, c)
+			last := i == len(parts)-1
+			switch k := b.kind(next); k {
+			case fs.ModeDir:
+				if last {
+					add(next, "--ro-bind", next, next)
+					return
+				}
+				if !everywhere {
+					add(next, "--bind", next, next)
+				}
+				cur = next
+			case fs.ModeSymlink:
+				// The name itself is a link: protect what it points to
+				// when that is writable.
+				real, _ := b.resolve(next)
+				rest := strings.Join(parts[i+1:], "/")
+				for _, r := range roots {
+					if pathWithin(r, real) {
+						if rest == "" {
+							rel2 := strings.TrimPrefix(strings.TrimPrefix(real, r), "/")
+							if rel2 == "" {
+								return
+							}
+							protect(r, rel2, hops+1)
+						} else {
+							rel2 := strings.TrimPrefix(strings.TrimPrefix(path.Join(real, rest), r), "/")
+							protect(r, rel2, hops+1)
+						}
+						return
+					}
+				}
+				return
+			case fs.ModeIrregular: // missing
+				if !last {
+					return // e.g. no .git at all: nothing to protect yet
+				}
+				dir := !bwLooksLikeFile(c)
+				if !b.addPlaceholder(next, dir) {
+					return
+				}
+				if dir {
+					add(next, "--perms", "0555", "--tmpfs", next)
+				} else {
+					add(next, "--ro-bind", "/dev/null", next)
+				}
+				return
+			default:
+				// A file: the protected path itself, or a ".git" file
+				// pointing at a git directory, which must not be
+				// redirected.
+				add(next, "--ro-bind", next, next)
+				return
+			}
+		}
+	}
+	for _, e := range p.DenyWrite {
+		if e == "" {
+			continue
+		}
+		if path.IsAbs(e) {
+			real, _ := b.resolve(e)
+			for _, r := range roots {
+				if pathWithin(r, real) && real != r {
+					protect(r, strings.TrimPrefix(strings.TrimPrefix(real, r), "/"), 0)
+					break
+				}
+			}
+			continue
+		}
+		for _, r := range roots {
+			if r == "/" {
+				continue // relative entries apply under writable roots only
+			}
+			protect(r, path.Clean(e), 0)
+		}
+	}
+	// Parents first: a protected path must be mounted after the self-bind
+	// of its directory, or the self-bind would cover it.
+	list := make([]op, 0, len(ops))
+	for _, o := range ops {
+		list = append(list, o)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if di, dj := pathDepth(list[i].path), pathDepth(list[j].path); di != dj {
+			return di < dj
+		}
+		return list[i].path < list[j].path
+	})
+	var out []string
+	for _, o := range list {
+		out = append(out, o.args...)
+	}
+	return out
+}
+
+// bwrapEnv returns env as the command sees it inside the sandbox:
+// $TMPDIR points at the private tmpfs, and agent sockets outside the
+// writable roots are gone.
+func bwrapEnv(env []string, roots []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMPDIR", "TMP", "TEMP", "TEMPDIR":
+			continue
+		}
+		if bwIsAgentVar(k) && !bwSocketInRoots(v, roots) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "TMPDIR="+bwPrivateTmp)
+}
+
+func bwIsAgentVar(k string) bool {
+	for _, a := range agentSocketVars {
+		if a == k {
+			return true
+		}
+	}
+	return false
+}
+
+func bwSocketInRoots(v string, roots []string) bool {
+	v = strings.TrimPrefix(v, "unix://")
+	v = strings.TrimPrefix(v, "unix:path=")
+	if i := strings.IndexByte(v, ','); i >= 0 {
+		v = v[:i]
+	}
+	if !path.IsAbs(v) {
+		return false
+	}
+	v = path.Clean(v)
+	for _, r := range roots {
+		if pathWithin(r, v) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,481 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+func init() {
+	bwrapDetect = detectBwrap
+	deepChecks["bwrap"] = deepCheckBwrap
+}
+
+// bwrapLocations are tried before $PATH: a bwrap found first in a directory
+// the user (or a sandboxed command in a writable root) can write to would be
+// trusted with the whole policy.
+var bwrapLocations = []string{"/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"}
+
+// bwrapInstallFix says how to get bwrap.
+const bwrapInstallFix = "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch), apk add bubblewrap (Alpine)"
+
+// osHostFS is the real host file system.
+type osHostFS struct{}
+
+func (osHostFS) Lstat(p string) (fs.FileMode, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode(), nil
+}
+
+func (osHostFS) Readlink(p string) (string, error) { return os.Readlink(p) }
+
+func findBwrap() (string, error) {
+	for _, p := range bwrapLocations {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil {
+			return p, nil
+		}
+	}
+	return exec.LookPath("bwrap")
+}
+
+func readSysctl(p string) (string, bool) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(b)), true
+}
+
+// detectBwrap decides whether bwrap can run here, cheaply: it reads a few
+// files and starts no process, except when safeexec itself runs under a
+// seccomp filter (a container), where only trying to create a user
+// namespace tells. A sandbox that still fails to start makes Start fail
+// with ErrUnavailable: never a silent run.
+func detectBwrap() (Backend, Report, error) {
+	r := Report{Backend: "bwrap"}
+	fail := func(c Check) (Backend, Report, error) {
+		r.Checks = append(r.Checks, c)
+		r.Reason = "bwrap cannot run: " + c.Detail
+		return nil, r, fmt.Errorf("sandbox bwrap: %s (%s): %w", c.Detail, c.Fix, ErrUnavailable)
+	}
+	path, err := findBwrap()
+	if err != nil {
+		return fail(Check{Name: "bwrap installed", Detail: "bwrap not found", Fix: bwrapInstallFix})
+	}
+	r.Checks = append(r.Checks, Check{Name: "bwrap installed", OK: true, Detail: path})
+
+	if _, err := seccompBytes(); err != nil {
+		return fail(Check{Name: "seccomp filter", Detail: err.Error(), Fix: "use a build of safeexec for amd64 or arm64"})
+	}
+	r.Checks = append(r.Checks, Check{Name: "seccomp filter", OK: true, Detail: "built for " + seccompArchName()})
+
+	uid := os.Getuid()
+	if v, ok := readSysctl("/proc/sys/user/max_user_namespaces"); ok && v == "0" {
+		return fail(Check{Name: "user namespaces", Detail: "user namespaces are disabled (user.max_user_namespaces = 0)",
+			Fix: "sysctl -w user.max_user_namespaces=15000 (and persist it in /etc/sysctl.d)"})
+	}
+	if uid != 0 {
+		if v, ok := readSysctl("/proc/sys/kernel/unprivileged_userns_clone"); ok && v == "0" {
+			return fail(Check{Name: "user namespaces", Detail: "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0)",
+				Fix: "sysctl -w kernel.unprivileged_userns_clone=1 (and persist it in /etc/sysctl.d)"})
+		}
+		if v, ok := readSysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); ok && v == "1" {
+			if _, err := os.Stat("/etc/apparmor.d/bwrap-userns-restrict"); err != nil {
+				return fail(Check{Name: "user namespaces", Detail: "AppArmor restricts unprivileged user namespaces and no profile allows bwrap",
+					Fix: "install the bwrap AppArmor profile (/etc/apparmor.d/bwrap-userns-restrict, shipped with Ubuntu's apparmor package) or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"})
+			}
+		}
+	}
+	if underSeccomp() {
+		if err := probeUserns(); err != nil {
+			return fail(Check{Name: "user namespaces", Detail: "creating a user namespace failed: " + err.Error() + " (a container's seccomp profile?)",
+				Fix: "run the container with a profile that allows user namespaces (e.g. --security-opt seccomp=unconfined), or use the landlock backend"})
+		}
+	}
+	r.Checks = append(r.Checks, Check{Name: "user namespaces", OK: true})
+	r.Reason = "bwrap found at " + path + " and user namespaces are available"
+	return &bwrapBackend{path: path}, r, nil
+}
+
+func seccompArchName() string {
+	a, _ := seccompArch()
+	switch a {
+	case unix.AUDIT_ARCH_X86_64:
+		return "x86-64"
+	case unix.AUDIT_ARCH_AARCH64:
+		return "arm64"
+	}
+	return "unknown"
+}
+
+// underSeccomp reports whether this process already runs under a seccomp
+// filter, as in a container.
+func underSeccomp() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return true // cannot tell: probe
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Seccomp:"); ok {
+			return strings.TrimSpace(v) != "0"
+		}
+	}
+	return false
+}
+
+// probeUserns creates the namespaces bwrap needs in a child that then fails
+// to exec "/" on purpose: EACCES from exec means the clone worked.
+func probeUserns() error {
+	_, err := syscall.ForkExec("/", []string{"safeexec-userns-probe"}, &syscall.ProcAttr{
+		Sys: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS |
+			syscall.CLONE_NEWPID | syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS},
+	})
+	if errors.Is(err, syscall.EACCES) {
+		return nil
+	}
+	if err == nil {
+		return errors.New("probe unexpectedly ran")
+	}
+	return err
+}
+
+// deepCheckBwrap adds what only running bwrap tells: its version, and
+// whether a real sandbox with the seccomp filter starts.
+func deepCheckBwrap(be Backend, r *Report) {
+	b, ok := be.(*bwrapBackend)
+	if !ok {
+		return
+	}
+	out, err := exec.Command(b.path, "--version").Output()
+	if err == nil {
+		r.Version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "bubblewrap"))
+	}
+	cwd, _ := os.Getwd()
+	if cwd == "" {
+		cwd = "/"
+	}
+	var stderr strings.Builder
+	proc, err := b.Start(&Policy{Mode: Compat, Cwd: "/"}, &Command{
+		Argv: []string{"/bin/true"}, Env: []string{"PATH=/usr/bin:/bin"},
+		Stdout: io.Discard, Stderr: &stderr,
+	})
+	if err == nil {
+		var st Status
+		st, err = proc.Wait()
+		if err == nil && st.ExitCode != 0 {
+			err = fmt.Errorf("exit status %d: %s", st.ExitCode, strings.TrimSpace(stderr.String()))
+		}
+	}
+	if err != nil {
+		r.Checks = append(r.Checks, Check{Name: "sandbox starts", Detail: err.Error(),
+			Fix: "see the message; user namespaces or mounts may be refused here"})
+		return
+	}
+	r.Checks = append(r.Checks, Check{Name: "sandbox starts", OK: true, Detail: "ran /bin/true with the seccomp filter"})
+}
+
+type bwrapBackend struct {
+	path string
+}
+
+func (*bwrapBackend) Name() string { return "bwrap" }
+
+// bwrapStatus is one JSON document of --json-status-fd.
+type bwrapStatus struct {
+	ChildPID *int `json:"child-pid"`
+	ExitCode *int `json:"exit-code"`
+}
+
+func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
+	if p == nil || c == nil || len(c.Argv) == 0 {
+		return nil, errors.New("sandbox bwrap: no policy or empty command")
+	}
+	// A command that is not there is reported as a shell would, without
+	// starting a sandbox. What exists on the host may still be hidden
+	// inside; Wait maps bwrap's failed exec to 127 then.
+	if _, code, err := lookPathEnv(c.Argv[0], c.Env, p.Cwd); err != nil {
+		if c.Stderr != nil {
+			fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], err)
+		}
+		return &failedProcess{status: Status{ExitCode: code}}, nil
+	}
+	filter, err := seccompBytes()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox bwrap: %w", err)
+	}
+	if p.CacheDir != "" {
+		if err := os.MkdirAll(p.CacheDir, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox bwrap: create cache directory: %w", err)
+		}
+	}
+
+	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
+	var (
+		guard *placeholderGuard
+		args  []string
+		ph    []placeholder
+		env   []string
+	)
+	// Placeholders (and other runs' placeholders we may mount on) must not
+	// be removed while this sandbox uses them: hold the shared lock before
+	// looking at the file system.
+	guard, err = lockPlaceholders()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox bwrap: %w", err)
+	}
+	fail := func(err error) (Process, error) {
+		guard.release()
+		return nil, err
+	}
+
+	nFD := 3 + len(c.ExtraFiles)
+	fds := bwrapFDs{Status: nFD, Seccomp: nFD + 1, Sync: nFD + 2}
+	if p.Limits != (Limits{}) {
+		fds.Block = nFD + 3
+	}
+	for attempt := 0; ; attempt++ {
+		args, ph, env, err = bwrapArgs(p, host, fds, c.Argv, c.Env)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox bwrap: %w", err))
+		}
+		failed := guard.create(ph)
+		if len(failed) == 0 {
+			break
+		}
+		if attempt > 0 {
+			return fail(fmt.Errorf("sandbox bwrap: cannot create placeholder %s", failed[0]))
+		}
+		host.NoPlaceholder = map[string]bool{}
+		for _, f := range failed {
+			host.NoPlaceholder[f] = true
+		}
+	}
+
+	// Descriptors: status (bwrap writes), seccomp (bwrap reads), sync
+	// (held by the sandbox's init: EOF when the sandbox is gone), block
+	// (bwrap waits on it before starting the command, so limits can be
+	// set first).
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return fail(fmt.Errorf("sandbox bwrap: status pipe: %w", err))
+	}
+	seccompR, seccompW, err := os.Pipe()
+	if err != nil {
+		closeAll(statusR, statusW)
+		return fail(fmt.Errorf("sandbox bwrap: seccomp pipe: %w", err))
+	}
+	// The filter is far smaller than a pipe's buffer: write it whole now.
+	if _, err := seccompW.Write(filter); err != nil {
+		closeAll(statusR, statusW, seccompR, seccompW)
+		return fail(fmt.Errorf("sandbox bwrap: write seccomp filter: %w", err))
+	}
+	seccompW.Close()
+	syncR, syncW, err := os.Pipe()
+	if err != nil {
+		closeAll(statusR, statusW, seccompR)
+		return fail(fmt.Errorf("sandbox bwrap: sync pipe: %w", err))
+	}
+	extra := append(append([]*os.File(nil), c.ExtraFiles...), statusW, seccompR, syncW)
+	var blockR, blockW *os.File
+	if fds.Block > 0 {
+		blockR, blockW, err = os.Pipe()
+		if err != nil {
+			closeAll(statusR, statusW, seccompR, syncR, syncW)
+			return fail(fmt.Errorf("sandbox bwrap: block pipe: %w", err))
+		}
+		extra = append(extra, blockR)
+	}
+
+	cmd := &exec.Cmd{
+		Path:       b.path,
+		Args:       append([]string{"bwrap"}, args...),
+		Env:        env,
+		Stdin:      c.Stdin,
+		Stdout:     c.Stdout,
+		Stderr:     c.Stderr,
+		ExtraFiles: extra,
+		// bwrap must not get the terminal's SIGINT: it would die and take
+		// the sandbox with it before the command's handler ran. safeexec
+		// forwards signals through Signal instead.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll(statusR, statusW, seccompR, syncR, syncW, blockR, blockW)
+		return fail(fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable))
+	}
+	closeAll(statusW, seccompR, syncW, blockR)
+
+	// The watchdog removes placeholders if safeexec itself is killed; it
+	// needs the sync pipe, which nobody else keeps.
+	guard.watch(syncR)
+	syncR.Close()
+
+	proc := &bwrapProcess{cmd: cmd, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
+		guard: guard, argv0: c.Argv[0], env: c.Env, cwd: p.Cwd}
+	var first bwrapStatus
+	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {
+		// bwrap exited before creating the sandbox: namespaces refused,
+		// a mount that failed, a bad option. Its message is on stderr.
+		closeAll(blockW)
+		st, _ := proc.Wait()
+		return nil, fmt.Errorf("sandbox bwrap: could not create the sandbox (bwrap exit status %d; its message is above): %w",
+			st.ExitCode, ErrUnavailable)
+	}
+	proc.childPID = *first.ChildPID
+	if fd, err := unix.PidfdOpen(proc.childPID, 0); err == nil {
+		proc.pidfd = fd
+	} else {
+		proc.pidfd = -1
+	}
+	if blockW != nil {
+		if err := applyLimits(proc.childPID, p.Limits); err != nil {
+			blockW.Close()
+			proc.Kill()
+			proc.Wait()
+			return nil, fmt.Errorf("sandbox bwrap: %w", err)
+		}
+		// Let the sandbox go on to start the command.
+		blockW.Write([]byte{1})
+		blockW.Close()
+	}
+	return proc, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+type bwrapProcess struct {
+	cmd      *exec.Cmd
+	status   *os.File
+	dec      *json.Decoder
+	guard    *placeholderGuard
+	childPID int
+	pidfd    int
+	argv0    string
+	env      []string
+	cwd      string
+
+	mu   sync.Mutex
+	done bool
+
+	waitOnce sync.Once
+	st       Status
+	err      error
+}
+
+// Signal sends sig to the command's process group inside the sandbox. The
+// group is that of the sandbox's init (bwrap's --new-session makes it a
+// session leader and the command inherits its group); init itself ignores
+// signals it has no handler for.
+func (b *bwrapProcess) Signal(sig os.Signal) error {
+	s, ok := sig.(syscall.Signal)
+	if !ok {
+		return fmt.Errorf("sandbox bwrap: unsupported signal %v", sig)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return os.ErrProcessDone
+	}
+	if b.pidfd >= 0 {
+		err := unix.PidfdSendSignal(b.pidfd, s, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+		if err == nil || !errors.Is(err, unix.EINVAL) {
+			return err
+		}
+		// Kernels before 6.9 lack the group flag.
+	}
+	return syscall.Kill(-b.childPID, s)
+}
+
+// Kill ends the sandbox: SIGKILL to its init ends every process in its pid
+// namespace, and bwrap follows.
+func (b *bwrapProcess) Kill() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done {
+		return os.ErrProcessDone
+	}
+	if b.pidfd >= 0 {
+		unix.PidfdSendSignal(b.pidfd, unix.SIGKILL, nil, 0)
+	} else if b.childPID > 0 {
+		syscall.Kill(b.childPID, syscall.SIGKILL)
+	}
+	return b.cmd.Process.Kill()
+}
+
+func (b *bwrapProcess) Wait() (Status, error) {
+	b.waitOnce.Do(func() { b.st, b.err = b.wait() })
+	return b.st, b.err
+}
+
+func (b *bwrapProcess) wait() (Status, error) {
+	werr := b.cmd.Wait()
+	b.mu.Lock()
+	b.done = true
+	if b.pidfd >= 0 {
+		unix.Close(b.pidfd)
+		b.pidfd = -1
+	}
+	b.mu.Unlock()
+
+	// bwrap has exited, so its init and everything in the pid namespace are
+	// gone; the status pipe holds the rest of what it wrote.
+	exitCode := -1
+	for {
+		var s bwrapStatus
+		if err := b.dec.Decode(&s); err != nil {
+			break
+		}
+		if s.ExitCode != nil {
+			exitCode = *s.ExitCode
+		}
+	}
+	b.status.Close()
+	b.guard.release()
+
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return Status{ExitCode: 125}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
+	}
+	ps := b.cmd.ProcessState
+	switch {
+	case exitCode >= 0:
+		st := Status{ExitCode: exitCode}
+		// bwrap reports a command killed by signal N as 128+N, as a shell
+		// does; an exit status in that range is read the same way.
+		if exitCode > 128 && exitCode <= 128+64 {
+			st.Signal = exitCode - 128
+		}
+		return st, nil
+	case ps != nil && !ps.Exited():
+		// bwrap itself was killed (Kill, or from outside).
+		return statusOf(ps), nil
+	case b.childPID > 0 && ps != nil && ps.ExitCode() == 1:
+		// The sandbox started but no exit code came back: bwrap's execvp
+		// of the command failed (its message is on stderr).
+		_, code, err := lookPathEnv(b.argv0, b.env, b.cwd)
+		if err == nil || code == 0 {
+			code = 127
+		}
+		return Status{ExitCode: code}, nil
+	}
+	return statusOf(ps), nil
+}

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,11 +87,7 @@ func encodeLine(r *Record) ([]byte, error) {
 	c := r.clone()
 	c.Redact(nil)
 	c.bound()
-	b, err := json.Marshal(c.jsonValue())
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return encodeJSON(c.jsonValue())
 }
 
 // clone copies r deeply enough that redaction of the copy leaves r alone.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -102,9 +103,25 @@ type jsonRecord struct {
 }
 
 // MarshalJSON writes the record with "ts" first, empty lists as [] rather
-// than null, and argv or script (argv [] when neither is set).
-func (r *Record) MarshalJSON() ([]byte, error) {
-	return json.Marshal(r.jsonValue())
+// than null, argv or script (argv [] when neither is set), and "&", "<",
+// ">" as themselves (commands are full of them).
+func (r Record) MarshalJSON() ([]byte, error) {
+	b, err := encodeJSON(r.jsonValue())
+	if err != nil {
+		return nil, err
+	}
+	return b[:len(b)-1], nil
+}
+
+// encodeJSON encodes v without HTML escaping, followed by a newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // jsonValue is the value encoding/json writes for r.

@@ -77,8 +77,15 @@ func TestRecordJSON(t *testing.T) {
 	if _, ok := m["argv"]; ok || m["script"] != "git status && make" || m["approved_by"] != "tty" {
 		t.Errorf("script record: %s", b)
 	}
-	if !strings.Contains(string(b), `"script":"git status && make"`) {
-		t.Errorf("& escaped: %s", b)
+	if line, _ := encodeLine(r); !strings.Contains(string(line), `"script":"git status && make"`) {
+		t.Errorf("& escaped in the log line: %s", line)
+	}
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	e.Encode(r)
+	if !strings.Contains(enc.String(), `"script":"git status && make"`) {
+		t.Errorf("& escaped by an Encoder without HTML escaping: %s", enc.String())
 	}
 	// A Record value (not a pointer) encodes the same way.
 	bv, _ := json.Marshal(*r)

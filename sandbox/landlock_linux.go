@@ -66,14 +66,9 @@ func init() {
 // ErrUnavailable) when the kernel cannot enforce the policy.
 func Landlock() Backend { return landlockBackend{} }
 
-// landlockSeccomp installs the shared seccomp filter in the calling thread.
-// It is nil until the filter is built into this package, and then the child
-// refuses to run (fail closed) unless landlockNoSeccompForTest is set.
+// landlockSeccomp installs the shared seccomp filter (seccomp_linux.go
+// sets it). When it is nil the child refuses to run: fail closed.
 var landlockSeccomp func() error
-
-// landlockNoSeccompForTest lets the test binary's child run without the
-// seccomp filter while the filter is not built in.
-var landlockNoSeccompForTest bool
 
 // landlockABIVersion asks the kernel for its Landlock ABI (0: none).
 func landlockABIVersion() int {
@@ -133,11 +128,11 @@ func landlockChecks(abi int) []Check {
 	add("landlock tcp", abi >= llABINet, "TCP connect only to the proxy's ports (any address), no TCP bind", upgrade)
 	add("landlock udp", abi >= 10, map[bool]string{
 		true:  "no UDP at all",
-		false: "UDP is not confined below ABI 10: DNS queries and datagrams can leave the machine",
+		false: "below ABI 10 Landlock cannot confine UDP: the seccomp filter refuses UDP sockets (strict, compat); permissive mode leaves DNS and datagrams open",
 	}[abi >= 10], upgrade)
 	add("landlock unix sockets", abi >= 9, map[bool]string{
 		true:  "path unix sockets only beneath the writable roots",
-		false: "connect(2) to path unix sockets is not confined below ABI 9",
+		false: "below ABI 9 Landlock cannot confine connect(2) to path unix sockets: the seccomp filter refuses every AF_UNIX socket (strict, compat; socketpair still works, a command's own unix-socket servers do not); permissive mode leaves host sockets reachable",
 	}[abi >= 9], upgrade)
 	add("landlock scoping", abi >= 6, map[bool]string{
 		true:  "abstract unix sockets and signals limited to the sandbox",
@@ -204,6 +199,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 		SockFD:    3 + len(c.ExtraFiles),
 		ParentPID: os.Getpid(),
 	}
+	spec.NoUnixSockets, spec.NoUDP = landlockSocketFilter(mode, abi)
 	enc, err := encodeLandlockSpec(spec)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
@@ -466,13 +462,14 @@ func RunLandlockChild(args []string) int {
 		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", argv[0], err)
 		return code
 	}
-	switch {
-	case landlockSeccomp != nil:
-		if err := landlockSeccomp(); err != nil {
-			return fail(fmt.Errorf("install seccomp filter: %w", err))
-		}
-	case !landlockNoSeccompForTest:
+	if landlockSeccomp == nil {
 		return fail(errors.New("seccomp filter not built in: refusing to run without it"))
+	}
+	if err := landlockSeccomp(); err != nil {
+		return fail(fmt.Errorf("install seccomp filter: %w", err))
+	}
+	if err := installSocketFilter(spec.NoUnixSockets, spec.NoUDP); err != nil {
+		return fail(err)
 	}
 	err = unix.Exec(path, argv, env)
 	if errors.Is(err, unix.ENOEXEC) {
@@ -539,6 +536,61 @@ func landlockConfine(spec *landlockSpec, rfd int) error {
 	}
 	if spec.ParentPID != 0 && os.Getppid() != spec.ParentPID {
 		return errors.New("safeexec exited before the command started")
+	}
+	return nil
+}
+
+// socketFilter is a second seccomp filter, stacked on the shared one (the
+// kernel applies the stricter answer of the two): socket(2) with AF_UNIX,
+// or with AF_INET/AF_INET6 and SOCK_DGRAM, returns EPERM. socketpair(2) is
+// untouched, so pipes between a command's own processes keep working.
+func socketFilter(noUnix, noUDP bool) ([]unix.SockFilter, error) {
+	arch, err := seccompArch()
+	if err != nil {
+		return nil, err
+	}
+	a := &bpfAsm{labels: map[string]int{}}
+	a.load(seccompOffArch)
+	a.jump(unix.BPF_JEQ, arch, "", "eperm")
+	a.load(seccompOffNR)
+	a.jump(unix.BPF_JEQ, uint32(unix.SYS_SOCKET), "", "allow")
+	a.load(seccompArgLow(0))
+	if noUnix {
+		a.jump(unix.BPF_JEQ, unix.AF_UNIX, "eperm", "")
+	}
+	if noUDP {
+		a.jump(unix.BPF_JEQ, unix.AF_INET, "inet", "")
+		a.jump(unix.BPF_JEQ, unix.AF_INET6, "inet", "allow")
+		a.label("inet")
+		a.load(seccompArgLow(1))
+		// The type carries SOCK_NONBLOCK and SOCK_CLOEXEC above its low
+		// four bits.
+		a.ins = append(a.ins, unix.SockFilter{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: 0xf})
+		a.jump(unix.BPF_JEQ, unix.SOCK_DGRAM, "eperm", "")
+	}
+	a.label("allow")
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	a.label("eperm")
+	a.ret(seccompErrno(unix.EPERM))
+	return a.resolve()
+}
+
+func installSocketFilter(noUnix, noUDP bool) error {
+	if !noUnix && !noUDP {
+		return nil
+	}
+	prog, err := socketFilter(noUnix, noUDP)
+	if err != nil {
+		return fmt.Errorf("socket filter: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("socket filter: set no_new_privs: %w", err)
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(prog)
+	if errno != 0 {
+		return fmt.Errorf("socket filter: install: %w", errno)
 	}
 	return nil
 }

@@ -304,21 +304,10 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, r *request) bool {
 	defer p.untrack(up)
 
 	host, _, _ := canonHost(r.host)
-	authority := hostPort(host, r.port)
-	if r.port == 80 {
-		authority = strings.TrimSuffix(authority, ":80")
-	}
-	var b strings.Builder
-	b.WriteString(r.method + " " + r.path + " " + r.proto + "\r\nHost: " + authority + "\r\n")
-	writeEndToEnd(&b, r.headers, r.upgrade != "")
-	if r.upgrade != "" {
-		b.WriteString("Connection: Upgrade\r\nUpgrade: " + r.upgrade + "\r\n\r\n")
-	} else {
-		b.WriteString("Connection: close\r\n\r\n")
-	}
+	authority := targetAuthority(host, r.port)
 	var nUp, nDown int64
 	defer func() { p.addBytes(idx, nUp, nDown) }()
-	n, err := io.WriteString(up, b.String())
+	n, err := io.WriteString(up, upstreamHead(r, host))
 	nUp += int64(n)
 	if err != nil {
 		writeText(c, 502, "safeexec: "+err.Error(), true)
@@ -450,6 +439,33 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, r *request) bool {
 		}
 		return keep
 	}
+}
+
+// targetAuthority is the Host header value for a canonical host and port.
+func targetAuthority(host string, port int) string {
+	if port == 80 {
+		if strings.IndexByte(host, ':') >= 0 {
+			return "[" + host + "]"
+		}
+		return host
+	}
+	return hostPort(host, port)
+}
+
+// upstreamHead is the request head sent to the target: origin-form, the
+// Host header rewritten from the decided target (so the origin never sees
+// a name the proxy did not decide on), hop-by-hop headers removed, and the
+// upstream connection closed after the response unless upgraded.
+func upstreamHead(r *request, host string) string {
+	var b strings.Builder
+	b.WriteString(r.method + " " + r.path + " " + r.proto + "\r\nHost: " + targetAuthority(host, r.port) + "\r\n")
+	writeEndToEnd(&b, r.headers, r.upgrade != "")
+	if r.upgrade != "" {
+		b.WriteString("Connection: Upgrade\r\nUpgrade: " + r.upgrade + "\r\n\r\n")
+	} else {
+		b.WriteString("Connection: close\r\n\r\n")
+	}
+	return b.String()
 }
 
 // hopByHop are the headers that describe one connection, not the message:

@@ -43,4 +43,8 @@ type Context struct {
 	// Platform is the GOOS whose paths and shells apply ("linux",
 	// "darwin", "windows"). Empty means runtime.GOOS.
 	Platform string
+	// Env holds the values of environment variables the command will see
+	// (after secret stripping) that may be folded into words ($TMPDIR,
+	// $USER). Variables not listed, other than HOME and PWD, are unknown.
+	Env map[string]string
 }

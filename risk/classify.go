@@ -1,0 +1,280 @@
+package risk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// ClassifyScript judges a shell script (safeexec -c SCRIPT, safeexec
+// SCRIPT). c may be nil: the zero Context, judged as if no sandbox were
+// active.
+func ClassifyScript(script string, c *Context) Verdict {
+	if c == nil {
+		c = &Context{}
+	}
+	e := newEnv(c)
+	return Classify(shell.Parse(script, e.shellOptions()), c)
+}
+
+// ClassifyArgv judges an argv run directly (safeexec -- CMD ARG…): argv[0]
+// is the command and its words are not parsed by a shell, but a shell or
+// wrapper it starts (bash -c '…', env, sudo) is followed as usual.
+func ClassifyArgv(argv []string, c *Context) Verdict {
+	if c == nil {
+		c = &Context{}
+	}
+	e := newEnv(c)
+	return Classify(shell.ParseArgv(argv, e.shellOptions()), c)
+}
+
+// Classify judges an analysed program.
+func Classify(prog *shell.Program, c *Context) (v Verdict) {
+	if c == nil {
+		c = &Context{}
+	}
+	j := &judge{env: newEnv(c)}
+	defer func() {
+		if r := recover(); r != nil {
+			j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: fmt.Sprintf("internal error while classifying: %v", r)})
+			v = j.verdict(prog)
+		}
+	}()
+	j.program(prog)
+	return j.verdict(prog)
+}
+
+func (e *env) shellOptions() shell.Options {
+	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env}
+	if e.c.ReadScript != nil {
+		o.ReadScript = e.readScript
+	}
+	return o
+}
+
+// maxScriptRead is the largest local script the classifier reads.
+const maxScriptRead = 256 << 10
+
+var errOutsideRoots = errors.New("outside the allowed roots")
+
+// readScript reads a local script only when it lies inside a writable
+// root (or the working directory) and is small.
+func (e *env) readScript(p string) ([]byte, error) {
+	_, ok := e.inRoot(p)
+	if !ok && e.cwd != "" && under(p, e.cwd) {
+		ok = true
+	}
+	if !ok {
+		return nil, errOutsideRoots
+	}
+	if _, sens := e.isSensitive(p); sens {
+		return nil, errors.New("a credential path")
+	}
+	b, err := e.c.ReadScript(p)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	if len(b) > maxScriptRead {
+		return nil, fmt.Errorf("larger than %d bytes", maxScriptRead)
+	}
+	return b, nil
+}
+
+// judge accumulates the reasons for one verdict.
+type judge struct {
+	env     *env
+	reasons []Reason
+	seen    map[string]bool
+	// scanDepth bounds interpreter code that contains more code.
+	scanDepth int
+	// capTier, when set, caps findings (the flattened interpreter scan
+	// only ever asks for confirmation).
+	capTier Tier
+	capped  bool
+}
+
+func (j *judge) add(r Reason) {
+	if j.capped && r.Tier > j.capTier {
+		r.Tier = j.capTier
+	}
+	key := r.Rule + "\x00" + r.Command + "\x00" + r.Detail
+	if j.seen[key] {
+		return
+	}
+	if j.seen == nil {
+		j.seen = make(map[string]bool)
+	}
+	j.seen[key] = true
+	j.reasons = append(j.reasons, r)
+}
+
+func (j *judge) hit(c *shell.Command, rule string, t Tier, format string, args ...any) {
+	cmd := ""
+	if c != nil {
+		cmd = render(c)
+	}
+	j.add(Reason{Rule: rule, Tier: t, Detail: fmt.Sprintf(format, args...), Command: cmd})
+}
+
+// render is the normalised command shown in reasons, bounded in size.
+func render(c *shell.Command) string {
+	s := c.String()
+	if len(s) > 300 {
+		s = s[:297] + "..."
+	}
+	return s
+}
+
+func (j *judge) program(prog *shell.Program) {
+	for _, is := range prog.Issues {
+		switch is.Kind {
+		case shell.TooComplex:
+			j.add(Reason{Rule: "too-complex", Tier: NeedsConfirmation, Detail: is.Detail})
+		default:
+			j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: "cannot parse: " + is.Detail})
+		}
+	}
+	for _, c := range prog.Commands {
+		j.command(c)
+	}
+	if !j.env.c.Sandboxed {
+		j.add(Reason{Rule: "no-sandbox", Tier: NeedsConfirmation, Detail: "no sandbox is active: every command needs confirmation"})
+	}
+	j.userRules(prog)
+}
+
+func (j *judge) verdict(prog *shell.Program) Verdict {
+	v := Verdict{Reasons: j.reasons}
+	for _, r := range j.reasons {
+		if r.Tier > v.Tier {
+			v.Tier = r.Tier
+		}
+	}
+	if v.Tier == Safe && len(prog.Commands) == 0 && len(prog.Issues) > 0 {
+		v.Tier = NeedsConfirmation
+	}
+	allowed, rules := j.allowRules(prog)
+	v.AllowedByRule, v.AllowRules = allowed, rules
+	return v
+}
+
+// command applies every rule to one normalised command.
+func (j *judge) command(c *shell.Command) {
+	for _, w := range c.Wrappers {
+		j.wrapper(c, w)
+	}
+	j.paths(c)
+	if len(c.Args) == 0 {
+		return
+	}
+	if c.Args[0].Dynamic {
+		j.dynamicName(c)
+		return
+	}
+	j.byName(c)
+	j.script(c)
+	if c.Script == nil {
+		j.interpreter(c)
+	}
+	j.assigns(c)
+}
+
+func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
+	switch w.Name {
+	case "sudo", "pkexec", "run0":
+		j.hit(c, "sudo", Risky, "%s runs the command as another user (root by default)", w.Name)
+	case "doas":
+		j.hit(c, "doas", Risky, "doas runs the command as another user (root by default)")
+	case "runuser":
+		j.hit(c, "su", Risky, "runuser runs the command as another user")
+	case "exec":
+		if !c.FromFile {
+			j.hit(c, "exec", Risky, "exec in command position replaces the shell with another program")
+		}
+	case "systemd-run":
+		j.hit(c, "sandbox-escape", Risky, "systemd-run starts the command through the service manager, outside the sandbox")
+	case "chroot", "nsenter", "unshare":
+		j.hit(c, "sudo", Risky, "%s needs root privileges", w.Name)
+	}
+}
+
+func (j *judge) dynamicName(c *shell.Command) {
+	w := c.Args[0]
+	if w.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
+		j.hit(c, "pipe-to-shell", Risky, "runs a command name %s", taintText(w.Taint))
+		return
+	}
+	j.hit(c, "dynamic-command", NeedsConfirmation, "the command name %s is only known at run time", w.Value)
+}
+
+func taintText(t shell.Taint) string {
+	var parts []string
+	if t&shell.Network != 0 {
+		parts = append(parts, "fetched from the network")
+	}
+	if t&shell.Downloaded != 0 {
+		parts = append(parts, "downloaded by an earlier command")
+	}
+	if t&shell.Decoded != 0 {
+		parts = append(parts, "decoded from hidden data")
+	}
+	if len(parts) == 0 {
+		return "from an unknown source"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// script judges the code a shell, eval or source runs.
+func (j *judge) script(c *shell.Command) {
+	name := c.Name()
+	if name == "eval" && !c.FromFile {
+		j.hit(c, "eval", Risky, "eval in command position runs text as shell code")
+	} else if name == "eval" && c.Script != nil && !c.Script.Known {
+		j.hit(c, "eval", NeedsConfirmation, "a script evaluates text only known at run time")
+	}
+	sr := c.Script
+	if sr == nil {
+		return
+	}
+	if sr.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
+		j.hit(c, "pipe-to-shell", Risky, "%s runs code %s", scriptRunner(c), taintText(sr.Taint))
+		return
+	}
+	if sr.Known {
+		return
+	}
+	switch sr.Kind {
+	case shell.ScriptInteractive:
+		j.hit(c, "unreadable-script", NeedsConfirmation, "an interactive %s: commands typed into it are not classified", name)
+	case shell.ScriptString:
+		j.hit(c, "dynamic-command", NeedsConfirmation, "%s runs code that is only known at run time (%s)", scriptRunner(c), sr.Why)
+	default:
+		j.hit(c, "unreadable-script", NeedsConfirmation, "%s runs a script that cannot be read: %s", scriptRunner(c), sr.Why)
+	}
+}
+
+func scriptRunner(c *shell.Command) string {
+	if n := c.Name(); n != "" {
+		return n
+	}
+	return "the command"
+}
+
+func (j *judge) assigns(c *shell.Command) {
+	for _, a := range c.Assigns {
+		switch a.Name {
+		case "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH":
+			j.hit(c, "preload", NeedsConfirmation, "%s loads a library into the program", a.Name)
+		}
+		if strings.HasPrefix(a.Name, "SAFEEXEC_") && c.Name() == "safeexec" {
+			j.hit(c, "nested-safeexec", Risky, "%s changes the policy of a nested safeexec", a.Name)
+		}
+	}
+}

@@ -1,0 +1,162 @@
+// Package risk decides how dangerous a command line is.
+//
+// [ClassifyScript] and [ClassifyArgv] parse with package shell and apply
+// the rules below to every normalised command, nested ones included;
+// [Classify] judges an already parsed [shell.Program]. The result is a
+// [Verdict]: the highest [Tier] asked for by any [Reason], one reason per
+// finding (rule id, a short detail, the normalised command), and whether
+// the user's allow rules cover every command ([Verdict].AllowedByRule).
+// The [Context] says where the command runs: working directory, home,
+// writable roots, credential (deny_read) and write-protected (deny_write)
+// paths, whether a sandbox is active, the user's rules, how to read local
+// scripts and the platform.
+//
+// # Rules
+//
+//	id                  tier                what it matches
+//	sudo                risky               sudo, sudoedit, pkexec, run0, runas, Start-Process -Verb RunAs,
+//	                                        chroot/nsenter/unshare as wrappers
+//	doas                risky               doas
+//	su                  risky               su, runuser
+//	mkfs                risky               mkfs*, mke2fs, mkswap, wipefs, fdisk/sfdisk/parted/gdisk (not -l),
+//	                                        blkdiscard, cryptsetup luksFormat, diskutil erase*, format X:,
+//	                                        diskpart, Format-Volume, Clear-Disk, Initialize-Disk, zpool destroy
+//	device-write        risky               writes to a device (/dev/sda, /dev/nvme0n1, /dev/mem, …) by
+//	                                        redirection, dd of=, cp, tee; not /dev/null, /dev/std*, /dev/tty,
+//	                                        /dev/fd/N
+//	chmod-777           risky               chmod giving every user write (777, 666, o+w, a+rwx, -R too),
+//	                                        icacls granting Everyone write
+//	chmod-setuid        risky               chmod setting set-user/group-id bits (4755, u+s)
+//	pipe-to-shell       risky               a shell or interpreter running code that comes from the network,
+//	                                        from decoded data or from a file downloaded earlier in the script:
+//	                                        curl … | sh, bash <(curl …), source <(curl …), sh -c "$(wget …)",
+//	                                        base64 -d | sh, python3 <(wget -O- …), curl -o x.sh … && sh x.sh,
+//	                                        irm … | iex
+//	eval                risky               eval in command position (however spelled: \eval, e''val,
+//	                                        x=eval; $x, command eval); Invoke-Expression of dynamic text.
+//	                                        In a local script file read from disk, eval of dynamic text is
+//	                                        needs_confirmation instead
+//	exec                risky               exec in command position running a program (not exec with only
+//	                                        redirections; not inside local script files)
+//	credential-path     risky               reads or writes of the credential paths (Context.SensitivePaths,
+//	                                        plus /etc/shadow, /etc/sudoers, …), also through globs that can
+//	                                        match them (~/.s?h) and dynamic paths starting inside them;
+//	                                        commands that print stored secrets (gh auth token, gcloud auth
+//	                                        print-access-token, security find-generic-password, git
+//	                                        credential fill, pass show, …)
+//	system-write        risky               writes to system directories (/etc, /usr, /bin, /sbin, /boot,
+//	                                        /lib*, /opt, /var, /root, …; /System, /Library on macOS;
+//	                                        C:\Windows, C:\Program Files on Windows), including rm, mv, cp,
+//	                                        ln, install, tee, sed -i, touch, mkdir, chmod/chown, tar -C, …
+//	write-outside-roots risky               writes to paths outside Context.WritableRoots
+//	protected-write     risky               writes to write-protected paths (.git/hooks, .git/config, .env,
+//	                                        .safeexec.toml, … under every root)
+//	nested-safeexec     risky               a nested safeexec that would loosen the policy (--sandbox none,
+//	                                        --yes, --config, --mode permissive, --allow-*, SAFEEXEC_*
+//	                                        variables set in front of it)
+//	persistence         risky               crontab (not -l), at, batch, schtasks /create, launchctl load,
+//	                                        systemctl/service start|enable|…: things that run later or
+//	                                        elsewhere, outside the sandbox
+//	power-off           risky               shutdown, reboot, halt, poweroff, systemctl poweroff|reboot,
+//	                                        Stop-Computer, Restart-Computer
+//	sandbox-escape      risky               systemd-run, tmux send-keys/run-shell, screen -X,
+//	                                        flatpak-spawn --host, machinectl shell
+//	container-escape    risky               docker/podman run|create|exec with --privileged, host
+//	                                        namespaces, --cap-add, --device, unconfined security options,
+//	                                        or mounts of the Docker socket, system, credential or
+//	                                        outside-root paths
+//	registry-system     risky               reg delete/add/import on HKLM, Remove-Item HKLM:\…
+//	system-recovery     risky               vssadmin/wbadmin delete, wmic shadowcopy delete, bcdedit /set
+//	defender-disable    risky               Set-MpPreference -Disable*, Add-MpPreference -Exclusion*,
+//	                                        netsh firewall off
+//	encoded-command     risky               powershell -EncodedCommand (its decoded text is classified too)
+//	user-deny           risky               a command matching a deny rule of the configuration
+//	recursive-rm        needs_confirmation  rm -r/-R/--recursive (with or without -f), Remove-Item
+//	                                        -Recurse/-Force, rd /s, del /s
+//	find-delete         needs_confirmation  find -delete, find -exec rm
+//	shred               needs_confirmation  shred, wipe, srm, cipher /w
+//	truncate            needs_confirmation  truncate
+//	git-reset-hard      needs_confirmation  git reset --hard
+//	git-clean           needs_confirmation  git clean -f (not with -n/--dry-run)
+//	git-push-force      needs_confirmation  git push --force/-f/+refspec/--mirror (not --force-with-lease)
+//	git-push-delete     needs_confirmation  git push --delete/:branch/--prune
+//	git-branch-delete   needs_confirmation  git branch -D, git branch -d --force
+//	git-discard         needs_confirmation  git checkout -- PATHS, git checkout ./-f, git restore PATHS,
+//	                                        git switch --discard-changes, git stash drop|clear
+//	git-hooks-path      needs_confirmation  git -c core.hooksPath=… (hooks from another directory)
+//	git-config-exec     needs_confirmation  git config storing a command git runs later (core.pager,
+//	                                        core.sshCommand, alias.x=!…, core.hooksPath, …); what the
+//	                                        command would run is classified as well
+//	dynamic-command     needs_confirmation  a command name, or code run by a shell/eval/interpreter, that is
+//	                                        only known at run time ($CMD, sh -c "$X")
+//	dynamic-target      needs_confirmation  a write or delete whose target is only known at run time
+//	                                        (rm -rf "$DIR", > "$OUT", a relative path after cd "$X")
+//	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh
+//	                                        when absent, bash < script.sh outside the roots, cat cmds.txt |
+//	                                        sh, an interactive shell, ./x.sh too large or unreadable
+//	interpreter-code    needs_confirmation  interpreter code (python -c, node -e, perl -e, awk …) whose
+//	                                        text, with quotes and commas flattened, reads like a dangerous
+//	                                        command
+//	preload             needs_confirmation  LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES set for a command
+//	registry-delete     needs_confirmation  reg delete HKCU\…, Remove-Item HKCU:\…
+//	clear-recycle-bin   needs_confirmation  Clear-RecycleBin
+//	user-confirm        needs_confirmation  a command matching a confirm rule of the configuration
+//	no-sandbox          needs_confirmation  any command when Context.Sandboxed is false
+//	parse-error         needs_confirmation  the script (or nested code in it) does not parse
+//	too-complex         needs_confirmation  input over 1 MiB, nesting over 1000 levels, nested code over
+//	                                        24 levels, or more analysis work than allowed
+//
+// Everything else is safe when a sandbox is active. Rules match commands
+// in command position after normalisation, never raw text: npm run
+// test:eval, grep -r "rm -rf" docs/, echo sudo and git commit -m "sudo"
+// are safe.
+//
+// Interpreter code (python -c, python - <<EOF, node -e, perl -e, ruby -e,
+// php -r, lua -e, Rscript -e, osascript -e, awk programs) is scanned: the
+// commands it runs through system(), subprocess, child_process, backticks
+// and the like are classified with every rule above, and so are recursive
+// deletions (shutil.rmtree, fs.rmSync recursive), writes and credential
+// paths it names. A copy of the code with quotes, commas and brackets
+// flattened is also matched, but it only ever raises to
+// needs_confirmation (rule interpreter-code): a string that merely
+// mentions sudo is not risky.
+//
+// The wrapper shapes of Claude Code (source <snapshot> … && eval '<cmd>' <
+// /dev/null && pwd -P >| /tmp/claude-…-cwd, and the older eval <cmd> \<
+// /dev/null) and Gemini CLI ({ <cmd>; }; __code=$?; pgrep -g 0 >…; exit
+// $__code;) are the one exception to the eval rule: recognised part by
+// part on the parsed program, they classify as <cmd> does. A look-alike
+// with anything extra is judged as written.
+//
+// # User rules
+//
+// Context.Rules holds command prefixes. A rule's words must equal the
+// first words of a normalised command: "npm publish" matches "npm publish
+// --tag next" but not "npm publisher"; "git push origin main" matches "git
+// push origin main --tags" (a prefix match: extra trailing words are
+// allowed). The command is matched after transparent wrappers are peeled
+// off (so deny "rm" catches "nice rm -rf x"), and also with them (so an
+// allow rule "sudo apt update" can allow exactly that; a plain "apt
+// update" rule does not allow "sudo apt update"). Deny makes a command
+// risky (user-deny) and wins over everything; confirm raises it to at
+// least needs_confirmation. Allow is reported, not applied: AllowedByRule
+// is set when every command of the script matches an allow rule (commands
+// that only hand fully analysed literal code to a shell, like bash -c
+// 'npm test', need no rule of their own; eval does), and no command is
+// denied, dynamic or unparsable. The tier still says what the built-in
+// rules found; the pipeline decides.
+//
+// # Limits
+//
+// The classifier judges the text of a command line before it runs. It
+// cannot see what a program does once started (a Makefile target, an npm
+// script, a compiled binary, a Python file, a script downloaded at run
+// time), what a dynamic value will be (it asks instead), or what a local
+// script outside the writable roots contains. Interpreter code is scanned
+// with patterns, not executed or fully parsed: obfuscated code (strings
+// built at run time, getattr tricks, code fetched at run time) can hide
+// what it does; the scan catches the common shapes and flags run-time
+// built commands it sees. Path checks compare paths as written after
+// normalisation: symbolic links and bind mounts are not resolved. It is
+// one layer: the sandbox is what confines a command the classifier misjudged.
+package risk

@@ -1,0 +1,465 @@
+package risk
+
+import (
+	"path"
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// noPathArgs are commands whose arguments are never opened as files.
+var noPathArgs = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, "basename": true, "dirname": true,
+	"realpath": true, "readlink": true, "which": true, "type": true, "command": true, "true": true, "false": true, ":": true,
+	"export": true, "declare": true, "local": true, "alias": true, "hash": true, "man": true, "whatis": true, "apropos": true,
+	"info": true, "write-output": true, "write-host": true, "echo.": true, "set": true, "unset": true, "cd": true,
+	"pushd": true, "whereis": true, "stat": true, "ls": true, "file": true, "du": true, "exit": true, "return": true}
+
+// paths judges the files a command reads and writes.
+func (j *judge) paths(c *shell.Command) {
+	for _, r := range c.Redirs {
+		if r.Writes() {
+			j.write(c, r.Target, "writes output to")
+		} else if r.Reads() {
+			j.read(c, r.Target)
+		}
+	}
+	if len(c.Args) == 0 {
+		return
+	}
+	for _, w := range writeTargets(c) {
+		j.write(c, w, c.Name()+" writes")
+	}
+	name := c.Name()
+	if noPathArgs[name] || noPathArgs[strings.ToLower(name)] {
+		return
+	}
+	for _, a := range c.Args[1:] {
+		j.read(c, a)
+	}
+}
+
+// read flags arguments and input redirections that name credential
+// paths.
+func (j *judge) read(c *shell.Command, w shell.Word) {
+	e := j.env
+	if len(e.sensitive) == 0 || w.Proc {
+		return
+	}
+	if w.Dynamic {
+		if pre, ok := e.dynamicPrefixPath(c, w); ok {
+			for _, s := range e.sensitive {
+				if prefixHits(pre, s) {
+					j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
+					return
+				}
+			}
+		}
+		return
+	}
+	for _, cand := range pathCandidates(w.Value) {
+		if w.Glob && strings.ContainsAny(cand, "*?[") {
+			pat := cand
+			if strings.HasPrefix(pat, "~/") && e.home != "" {
+				pat = e.home + pat[1:]
+			} else if !path.IsAbs(pat) && c.DirKnown {
+				pat = path.Join(c.Dir, pat)
+			}
+			for _, s := range e.sensitive {
+				if path.IsAbs(pat) && globHits(pat, s) {
+					j.hit(c, "credential-path", Risky, "the pattern %s can match %s, a credential path", cand, s)
+					return
+				}
+			}
+			continue
+		}
+		p, ok := e.resolve(c, shell.Static(cand))
+		if !ok {
+			continue
+		}
+		if s, ok := e.isSensitive(p); ok {
+			j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
+			return
+		}
+	}
+}
+
+// pathCandidates splits an argument into the parts that may be paths:
+// the whole word, and pieces after = : , in option values and mounts.
+func pathCandidates(v string) []string {
+	if v == "" || strings.Contains(v, "://") || len(v) > 4096 {
+		return nil
+	}
+	if strings.HasPrefix(v, "-") && !strings.ContainsAny(v, "=:") {
+		return nil
+	}
+	var out []string
+	if !strings.HasPrefix(v, "-") && !strings.ContainsAny(v, " \n") {
+		out = append(out, v)
+	}
+	if strings.ContainsAny(v, "=:,") {
+		for _, piece := range strings.FieldsFunc(v, func(r rune) bool { return r == '=' || r == ':' || r == ',' }) {
+			if piece != v && (strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~") || strings.HasPrefix(piece, ".")) && !strings.ContainsAny(piece, " \n") {
+				out = append(out, piece)
+			}
+		}
+	}
+	return out
+}
+
+// write judges one write target of a command.
+func (j *judge) write(c *shell.Command, w shell.Word, verb string) {
+	e := j.env
+	if w.Proc {
+		return
+	}
+	if w.Dynamic {
+		if pre, ok := e.dynamicPrefixPath(c, w); ok {
+			if j.dynamicWrite(c, w, pre, verb) {
+				return
+			}
+		}
+		j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s, a path only known at run time", verb, w.Value)
+		return
+	}
+	if w.Glob && strings.ContainsAny(w.Value, "*?[") {
+		j.globWrite(c, w, verb)
+		return
+	}
+	p, ok := e.resolve(c, w)
+	if !ok {
+		j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s in a directory only known at run time", verb, w.Value)
+		return
+	}
+	j.writePath(c, p, verb)
+}
+
+func (j *judge) writePath(c *shell.Command, p, verb string) {
+	kind, what := j.env.writeKind(p)
+	switch kind {
+	case pathDevice:
+		j.hit(c, "device-write", Risky, "%s the device %s", verb, what)
+	case pathSensitive:
+		j.hit(c, "credential-path", Risky, "%s %s, a credential path", verb, what)
+	case pathSystem:
+		j.hit(c, "system-write", Risky, "%s %s, a system directory", verb, p)
+	case pathProtected:
+		j.hit(c, "protected-write", Risky, "%s %s, which is write-protected (%s)", verb, p, what)
+	case pathOutside:
+		j.hit(c, "write-outside-roots", Risky, "%s %s, outside the writable roots", verb, p)
+	}
+}
+
+// dynamicWrite judges a write to a path whose beginning is known; it
+// reports whether it found something.
+func (j *judge) dynamicWrite(c *shell.Command, w shell.Word, pre, verb string) bool {
+	e := j.env
+	for _, s := range e.sensitive {
+		if prefixHits(pre, s) {
+			j.hit(c, "credential-path", Risky, "%s %s, under the credential path %s", verb, w.Value, s)
+			return true
+		}
+	}
+	if strings.HasPrefix(pre, "/dev/") && !strings.HasPrefix(pre, "/dev/fd/") {
+		j.hit(c, "device-write", Risky, "%s %s, a device", verb, w.Value)
+		return true
+	}
+	dir := pre[:strings.LastIndexByte(pre, '/')+1]
+	if dir == "/" {
+		j.hit(c, "system-write", Risky, "%s %s, which may be any top-level system directory", verb, w.Value)
+		return true
+	}
+	d := strings.TrimSuffix(dir, "/")
+	if _, in := e.inRoot(d); in {
+		return false
+	}
+	if s, ok := e.isSystem(d); ok {
+		j.hit(c, "system-write", Risky, "%s %s, under the system directory %s", verb, w.Value, s)
+		return true
+	}
+	for _, s := range e.system {
+		if prefixHits(pre, s) {
+			j.hit(c, "system-write", Risky, "%s %s, which may be the system directory %s", verb, w.Value, s)
+			return true
+		}
+	}
+	if len(e.roots) > 0 {
+		for _, r := range e.roots {
+			if under(r, d) {
+				return false // the value may still lead into a root
+			}
+		}
+		j.hit(c, "write-outside-roots", Risky, "%s %s, outside the writable roots", verb, w.Value)
+		return true
+	}
+	return false
+}
+
+// globWrite judges a write to a pattern: risky when it can match a
+// system or credential path, or anything outside the roots.
+func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
+	e := j.env
+	pat := w.Value
+	if strings.HasPrefix(pat, "~/") && e.home != "" {
+		pat = e.home + pat[1:]
+	}
+	if !path.IsAbs(pat) {
+		if !c.DirKnown {
+			j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s in a directory only known at run time", verb, w.Value)
+			return
+		}
+		pat = path.Join(c.Dir, pat)
+	}
+	for _, s := range e.sensitive {
+		if globHits(pat, s) {
+			j.hit(c, "credential-path", Risky, "%s %s, which can match the credential path %s", verb, w.Value, s)
+			return
+		}
+	}
+	for _, s := range e.system {
+		if globHits(pat, s) {
+			j.hit(c, "system-write", Risky, "%s %s, which can match the system directory %s", verb, w.Value, s)
+			return
+		}
+	}
+	// The static directory before the first pattern character.
+	static := pat[:strings.IndexAny(pat, "*?[")]
+	dir := static[:strings.LastIndexByte(static, '/')+1]
+	if strings.Contains(pat[len(dir):], "/..") || strings.Contains(pat[len(dir):], ".*/") {
+		j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s, a pattern that may leave its directory", verb, w.Value)
+		return
+	}
+	j.writePath(c, strings.TrimSuffix(dir, "/")+"/x", verb)
+}
+
+// writeTargets lists the files a command writes to or deletes, by name.
+func writeTargets(c *shell.Command) []shell.Word {
+	args := c.Args
+	name := c.Name()
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "touch", "mkfifo", "wipe", "srm", "chattr", "setfacl", "rename", "fallocate":
+		return operands(args, "mdtrnsl", "reference", "iterations", "size", "mode", "date", "context")
+	case "mkdir":
+		return operands(args, "m", "mode", "context")
+	case "mknod":
+		if ops := operands(args, "m", "mode"); len(ops) > 0 {
+			return ops[:1]
+		}
+	case "truncate":
+		return operands(args, "sr", "size", "reference")
+	case "chmod", "chown", "chgrp":
+		ops := operands(args, "")
+		if hasFlag(args, "", "reference") {
+			return ops
+		}
+		if len(ops) > 1 {
+			return ops[1:]
+		}
+	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
+		return copyTargets(c)
+	case "tee":
+		return operands(args, "")
+	case "dd":
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.Value, "of=") {
+				w := a
+				w.Value = a.Value[3:]
+				if w.Dynamic {
+					w.Prefix = strings.TrimPrefix(a.Prefix, "of=")
+				} else {
+					w.Prefix = w.Value
+				}
+				return []shell.Word{w}
+			}
+		}
+	case "sed", "gsed":
+		if !inPlace(args) {
+			return nil
+		}
+		ops := operands(args, "efl", "expression", "file", "line-length")
+		if _, ok := optValue(args, "-e", "--expression"); !ok {
+			if _, ok := optValue(args, "-f", "--file"); !ok && len(ops) > 0 {
+				ops = ops[1:]
+			}
+		}
+		return ops
+	case "perl", "ruby":
+		if !inPlace(args) {
+			return nil
+		}
+		ops := operands(args, "eEIMm")
+		if _, ok := optValue(args, "-e", ""); !ok && len(ops) > 0 {
+			ops = ops[1:]
+		}
+		return ops
+	case "curl":
+		var out []shell.Word
+		if w, ok := optValue(args, "-o", "--output"); ok {
+			out = append(out, w)
+		}
+		return out
+	case "wget":
+		var out []shell.Word
+		if w, ok := optValue(args, "-O", "--output-document"); ok && w.Value != "-" {
+			out = append(out, w)
+		}
+		if w, ok := optValue(args, "-P", "--directory-prefix"); ok {
+			out = append(out, w)
+		}
+		return out
+	case "tar", "bsdtar", "gtar":
+		return tarTargets(args)
+	case "unzip":
+		if w, ok := optValue(args, "-d", ""); ok {
+			return []shell.Word{w}
+		}
+	case "sort":
+		if w, ok := optValue(args, "-o", "--output"); ok {
+			return []shell.Word{w}
+		}
+	case "ssh-keygen":
+		if w, ok := optValue(args, "-f", ""); ok && !hasFlag(args, "lyFRB") {
+			return []shell.Word{w}
+		}
+	case "git":
+		si := gitSub(args)
+		if si > 0 && oneOf(args[si].Value, "clone", "init") {
+			ops := operands(append([]shell.Word{args[si]}, args[si+1:]...), "obcju", "origin", "branch", "config", "jobs", "upload-pack", "reference", "separate-git-dir", "depth", "template", "filter")
+			if args[si].Value == "clone" && len(ops) >= 2 {
+				return ops[len(ops)-1:]
+			}
+			if args[si].Value == "init" && len(ops) >= 1 {
+				return ops[len(ops)-1:]
+			}
+		}
+	case "vi", "vim", "nvim", "nano", "emacs", "ed", "pico", "joe", "micro", "hx", "kak", "mcedit", "gedit", "code", "subl":
+		return operands(args, "cST", "cmd")
+	case "script":
+		ops := operands(args, "cETIOBm", "command", "echo", "log-timing", "log-in", "log-out", "log-io", "logging-format")
+		if len(ops) > 0 {
+			return ops[:1]
+		}
+	case "takeown":
+		for i := 1; i < len(args)-1; i++ {
+			if strings.EqualFold(args[i].Value, "/f") {
+				return []shell.Word{args[i+1]}
+			}
+		}
+	}
+	if c.Dialect != shell.Sh {
+		return psTargets(c)
+	}
+	return nil
+}
+
+func inPlace(args []shell.Word) bool {
+	for _, a := range args[1:] {
+		v := a.Value
+		if v == "--" {
+			return false
+		}
+		if strings.HasPrefix(v, "--in-place") {
+			return true
+		}
+		if len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.Contains(v, "i") {
+			// -i, -i.bak, -pi, -Ei; -e'…' scripts do not count.
+			if k := strings.IndexAny(v[1:], "ef"); k >= 0 && k < strings.Index(v[1:], "i") {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// copyTargets is the destination of cp/mv/install/ln/rsync/scp, and for
+// mv (and rsync --remove-source-files) the sources too.
+func copyTargets(c *shell.Command) []shell.Word {
+	args := c.Args
+	name := c.Name()
+	if w, ok := optValue(args, "-t", "--target-directory"); ok {
+		out := []shell.Word{w}
+		if name == "mv" {
+			out = append(out, operands(args, "tSb", "target-directory", "suffix", "backup")...)
+		}
+		return out
+	}
+	withVal := "tSbmogfe"
+	if name == "rsync" {
+		withVal = "eBfTM"
+	}
+	ops := operands(args, withVal, "target-directory", "suffix", "backup", "mode", "owner", "group", "rsh", "exclude", "include", "filter", "files-from", "exclude-from", "include-from", "temp-dir", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "rsync-path", "chown", "chmod", "log-file", "password-file", "port")
+	if name == "install" && hasFlag(args, "d", "directory") {
+		return ops
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	if len(ops) == 1 {
+		if name == "ln" {
+			return []shell.Word{shell.Static(path.Base(ops[0].Value))}
+		}
+		return nil
+	}
+	dst := ops[len(ops)-1]
+	var out []shell.Word
+	if !remote(dst) {
+		out = append(out, dst)
+	}
+	if name == "mv" || (name == "rsync" && hasFlag(args, "", "remove-source-files", "remove-sent-files")) {
+		for _, s := range ops[:len(ops)-1] {
+			if !remote(s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// remote reports whether an rsync/scp operand names another host.
+func remote(w shell.Word) bool {
+	if w.Dynamic {
+		return false
+	}
+	i := strings.IndexByte(w.Value, ':')
+	if i <= 0 {
+		return false
+	}
+	s := strings.IndexByte(w.Value, '/')
+	return s < 0 || i < s
+}
+
+func tarTargets(args []shell.Word) []shell.Word {
+	extract, create := false, false
+	for i, a := range args[1:] {
+		v := a.Value
+		if strings.HasPrefix(v, "--") {
+			switch v {
+			case "--extract", "--get":
+				extract = true
+			case "--create", "--append", "--update":
+				create = true
+			}
+			continue
+		}
+		if strings.HasPrefix(v, "-") || i == 0 {
+			if strings.ContainsAny(v, "x") {
+				extract = true
+			}
+			if strings.ContainsAny(v, "cru") {
+				create = true
+			}
+		}
+	}
+	var out []shell.Word
+	if extract {
+		if w, ok := optValue(args, "-C", "--directory"); ok {
+			out = append(out, w)
+		}
+	}
+	if create {
+		if w, ok := optValue(args, "-f", "--file"); ok && w.Value != "-" {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,348 @@
+package risk
+
+import (
+	"path"
+	"runtime"
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// pathKind is what a path is, for the classifier.
+type pathKind int
+
+const (
+	pathFine pathKind = iota
+	pathSensitive
+	pathSystem
+	pathDevice
+	pathProtected
+	pathOutside
+	pathUnknown
+)
+
+// systemDirs are directories that belong to the operating system, per
+// platform. Writing anything under them is risky.
+var systemDirs = map[string][]string{
+	"linux": {"/etc", "/usr", "/bin", "/sbin", "/boot", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/var",
+		"/sys", "/proc", "/root", "/snap", "/srv", "/efi", "/nix", "/run", "/lost+found", "/selinux"},
+	"darwin": {"/System", "/Library", "/usr", "/bin", "/sbin", "/etc", "/private/etc", "/private/var/db",
+		"/private/var/root", "/var", "/Applications", "/opt", "/cores", "/dev", "/Volumes", "/nix", "/private/var/log"},
+	"windows": {"c:/windows", "c:/program files", "c:/program files (x86)", "c:/programdata", "c:/system volume information",
+		"c:/$recycle.bin", "c:/boot", "c:/recovery", "c:/bootmgr", "c:/pagefile.sys", "c:/hiberfil.sys"},
+}
+
+// builtinSecrets are credential files of the system itself, always
+// sensitive whatever the configuration says.
+var builtinSecrets = map[string][]string{
+	"linux":   {"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/root/.ssh", "/var/run/docker.sock", "/run/docker.sock", "/proc/1/environ", "/etc/security/opasswd"},
+	"darwin":  {"/etc/sudoers", "/private/etc/sudoers", "/var/run/docker.sock", "/Library/Keychains", "/private/var/db/dslocal"},
+	"windows": {"c:/windows/system32/config/sam", "c:/windows/system32/config/system", "c:/windows/system32/config/security", "c:/windows/ntds"},
+}
+
+// defaultSensitive are home-relative credential locations used when the
+// context gives none (DESIGN §3 deny_read).
+var defaultSensitive = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube", ".npmrc", ".netrc",
+	".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub", ".gitconfig.local", ".bash_history",
+	".zsh_history", ".env", ".credentials", ".password-store", ".config/safeexec", ".local/state/safeexec",
+	".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".azure", ".terraform.d/credentials.tfrc.json",
+	"Library/Keychains", ".vault-token", ".config/op", ".pgpass", ".my.cnf"}
+
+// defaultProtected are deny_write entries relative to every writable root
+// when the context gives none.
+var defaultProtected = []string{".env", ".envrc", ".git/hooks", ".git/config", ".safeexec.toml", ".bashrc", ".zshrc", ".profile", ".mcp.json"}
+
+// devOK are device paths that are always fine to write to.
+var devOK = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true,
+	"/dev/zero": true, "/dev/stdin": true, "/dev/random": true, "/dev/urandom": true, "/dev/full": true, "/dev/ptmx": true}
+
+// env is the prepared form of a Context.
+type env struct {
+	c         *Context
+	platform  string
+	home      string
+	cwd       string
+	roots     []string
+	sensitive []string
+	protAbs   []string
+	protRel   []string
+	system    []string
+}
+
+func newEnv(c *Context) *env {
+	e := &env{c: c, platform: c.Platform}
+	if e.platform == "" {
+		e.platform = runtime.GOOS
+	}
+	e.home = cleanAbs(c.Home)
+	e.cwd = cleanAbs(c.Cwd)
+	for _, r := range c.WritableRoots {
+		if r = cleanAbs(r); r != "" {
+			e.roots = append(e.roots, r)
+		}
+	}
+	if c.SensitivePaths != nil {
+		for _, s := range c.SensitivePaths {
+			if s = e.expand(s); s != "" {
+				e.sensitive = append(e.sensitive, s)
+			}
+		}
+	} else if e.home != "" {
+		for _, s := range defaultSensitive {
+			e.sensitive = append(e.sensitive, path.Join(e.home, s))
+		}
+	}
+	e.sensitive = append(e.sensitive, builtinSecrets[e.platformKey()]...)
+	prot := c.ProtectedPaths
+	if prot == nil {
+		prot = defaultProtected
+	}
+	for _, p := range prot {
+		if strings.HasPrefix(p, "~") || path.IsAbs(p) || isWinAbs(p) {
+			if a := e.expand(p); a != "" {
+				e.protAbs = append(e.protAbs, a)
+			}
+		} else if p != "" {
+			e.protRel = append(e.protRel, path.Clean(p))
+		}
+	}
+	e.system = systemDirs[e.platformKey()]
+	return e
+}
+
+func (e *env) platformKey() string {
+	switch e.platform {
+	case "darwin", "windows":
+		return e.platform
+	}
+	return "linux"
+}
+
+func cleanAbs(p string) string {
+	if p == "" {
+		return ""
+	}
+	if isWinAbs(p) {
+		return winNorm(p)
+	}
+	if !path.IsAbs(p) {
+		return ""
+	}
+	return path.Clean(p)
+}
+
+// expand turns ~ and relative-to-home forms into absolute paths.
+func (e *env) expand(p string) string {
+	if p == "~" {
+		return e.home
+	}
+	if strings.HasPrefix(p, "~/") {
+		if e.home == "" {
+			return ""
+		}
+		return path.Join(e.home, p[2:])
+	}
+	return cleanAbs(p)
+}
+
+func isWinAbs(p string) bool {
+	return len(p) >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+// winNorm lower-cases a Windows path and uses forward slashes.
+func winNorm(p string) string {
+	p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+	c := path.Clean(p)
+	return c
+}
+
+// under reports whether p is base or inside it.
+func under(p, base string) bool {
+	if base == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == base || (strings.HasPrefix(p, base) && len(p) > len(base) && p[len(base)] == '/')
+}
+
+func (e *env) inRoot(p string) (string, bool) {
+	for _, r := range e.roots {
+		if under(p, r) {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+func (e *env) isSensitive(p string) (string, bool) {
+	for _, s := range e.sensitive {
+		if under(p, s) || (isWinAbs(s) && under(strings.ToLower(p), s)) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func (e *env) isSystem(p string) (string, bool) {
+	if p == "/" {
+		return "/", true
+	}
+	if isWinAbs(p) || strings.HasPrefix(p, "c:/") {
+		w := winNorm(p)
+		if len(w) <= 3 {
+			return w, true // a drive root
+		}
+		for _, s := range systemDirs["windows"] {
+			if under(w, s) {
+				return s, true
+			}
+		}
+		return "", false
+	}
+	for _, s := range e.system {
+		if under(p, s) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func (e *env) isProtected(p string) (string, bool) {
+	for _, a := range e.protAbs {
+		if under(p, a) {
+			return a, true
+		}
+	}
+	if len(e.protRel) == 0 {
+		return "", false
+	}
+	bases := e.roots
+	if e.cwd != "" {
+		bases = append(bases[:len(bases):len(bases)], e.cwd)
+	}
+	for _, r := range bases {
+		for _, rel := range e.protRel {
+			if under(p, path.Join(r, rel)) {
+				return rel, true
+			}
+		}
+	}
+	return "", false
+}
+
+// writeKind classifies an absolute path that a command writes to.
+func (e *env) writeKind(p string) (pathKind, string) {
+	if strings.HasPrefix(p, "/dev/") || p == "/dev" {
+		if devOK[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/shm/") {
+			return pathFine, ""
+		}
+		return pathDevice, p
+	}
+	if strings.HasPrefix(p, "/proc/self/fd/") || strings.HasPrefix(p, "/proc/self/fd") && p == "/proc/self/fd" {
+		return pathFine, ""
+	}
+	if s, ok := e.isSensitive(p); ok {
+		return pathSensitive, s
+	}
+	if s, ok := e.isProtected(p); ok {
+		return pathProtected, s
+	}
+	root, inRoot := e.inRoot(p)
+	if s, ok := e.isSystem(p); ok {
+		// A writable root inside a system directory (say /var/tmp/x) is
+		// still writable; the directory itself is not.
+		if !inRoot || root == "/" || under(s, root) {
+			return pathSystem, s
+		}
+	}
+	if len(e.roots) > 0 && !inRoot {
+		return pathOutside, p
+	}
+	return pathFine, ""
+}
+
+// resolve turns a word into an absolute path for a command, expanding a
+// leading ~ the way tools that take paths in option values do.
+func (e *env) resolve(c *shell.Command, w shell.Word) (string, bool) {
+	if w.Dynamic || w.Value == "" {
+		return "", false
+	}
+	v := w.Value
+	if strings.HasPrefix(v, "~/") || v == "~" {
+		v = e.expand(v)
+		if v == "" {
+			return "", false
+		}
+	}
+	if isWinAbs(v) {
+		return winNorm(v), true
+	}
+	if c.Dialect != shell.Sh && e.platformKey() == "windows" {
+		v = strings.ReplaceAll(v, `\`, "/")
+	}
+	return c.Abs(shell.Word{Value: v, Prefix: v})
+}
+
+// dynamicPrefixPath returns the absolute static beginning of a dynamic
+// word, when it is an absolute path.
+func (e *env) dynamicPrefixPath(c *shell.Command, w shell.Word) (string, bool) {
+	pre := w.Prefix
+	if strings.HasPrefix(pre, "~/") {
+		pre = e.expand("~/") + "/" + pre[2:]
+	}
+	if !path.IsAbs(pre) {
+		if c.DirKnown && pre != "" && !strings.HasPrefix(pre, "-") {
+			return path.Join(c.Dir, pre) + suffixSlash(pre), true
+		}
+		return "", false
+	}
+	return pre, true
+}
+
+func suffixSlash(p string) string {
+	if strings.HasSuffix(p, "/") {
+		return "/"
+	}
+	return ""
+}
+
+// prefixUnder reports whether every path starting with the string prefix
+// pre lies under base, or pre partly spells base's last component (so a
+// run-time value could complete it: ~/.s$X).
+func prefixHits(pre, base string) bool {
+	if pre == "" || base == "" {
+		return false
+	}
+	if strings.HasPrefix(pre, base) && (len(pre) == len(base) || pre[len(base)] == '/') {
+		return true
+	}
+	// ~/.s$X could be ~/.ssh: the prefix ends inside base's last element.
+	if strings.HasPrefix(base, pre) {
+		rest := pre[strings.LastIndexByte(pre, '/')+1:]
+		return rest != "" && strings.LastIndexByte(pre, '/') == strings.LastIndexByte(base[:len(pre)], '/')
+	}
+	return false
+}
+
+// globHits reports whether a glob pattern (absolute) could match base or
+// something under it.
+func globHits(pattern, base string) bool {
+	pc := strings.Split(strings.Trim(pattern, "/"), "/")
+	bc := strings.Split(strings.Trim(base, "/"), "/")
+	if base == "/" {
+		return true
+	}
+	if len(pc) < len(bc) {
+		return false
+	}
+	for i := range bc {
+		p := strings.ReplaceAll(pc[i], "**", "*")
+		if !shell.GlobMatch(p, bc[i]) {
+			return false
+		}
+		// * and ? do not match a leading dot in a file name.
+		if strings.HasPrefix(bc[i], ".") && !strings.HasPrefix(p, ".") && !strings.HasPrefix(p, "[") {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,814 @@
+package risk
+
+import (
+	"path"
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// operands returns the non-option arguments of a command (args[1:]),
+// honouring "--"; options listed in withVal take the next word.
+func operands(args []shell.Word, withVal string, longVal ...string) []shell.Word {
+	var out []shell.Word
+	ddash := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if ddash || a.Dynamic || v == "-" || !strings.HasPrefix(v, "-") {
+			out = append(out, a)
+			continue
+		}
+		if v == "--" {
+			ddash = true
+			continue
+		}
+		if strings.HasPrefix(v, "--") {
+			name := v[2:]
+			if strings.Contains(name, "=") {
+				continue
+			}
+			for _, l := range longVal {
+				if l == name {
+					i++
+				}
+			}
+			continue
+		}
+		last := v[len(v)-1]
+		if len(v) == 2 && strings.IndexByte(withVal, last) >= 0 {
+			i++
+		}
+	}
+	return out
+}
+
+// hasFlag reports whether a short flag letter appears in any clustered
+// short option, or any of the long names is given.
+func hasFlag(args []shell.Word, short string, long ...string) bool {
+	for _, a := range args[1:] {
+		if a.Dynamic {
+			continue
+		}
+		v := a.Value
+		if v == "--" {
+			return false
+		}
+		if strings.HasPrefix(v, "--") {
+			name, _, _ := strings.Cut(v[2:], "=")
+			for _, l := range long {
+				if name == l {
+					return true
+				}
+			}
+			continue
+		}
+		if len(v) > 1 && v[0] == '-' && short != "" && strings.ContainsAny(v[1:], short) {
+			return true
+		}
+	}
+	return false
+}
+
+func optValue(args []shell.Word, short, long string) (shell.Word, bool) {
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		if v == "--" {
+			break
+		}
+		if short != "" && v == short && i+1 < len(args) {
+			return args[i+1], true
+		}
+		if short != "" && len(short) == 2 && strings.HasPrefix(v, short) && len(v) > 2 && !strings.HasPrefix(v, "--") {
+			return shell.Static(v[2:]), true
+		}
+		if long != "" {
+			if v == long && i+1 < len(args) {
+				return args[i+1], true
+			}
+			if strings.HasPrefix(v, long+"=") {
+				return shell.Static(v[len(long)+1:]), true
+			}
+		}
+	}
+	return shell.Word{}, false
+}
+
+// byName applies the rules tied to a command's name.
+func (j *judge) byName(c *shell.Command) {
+	name := c.Name()
+	args := c.Args
+	lname := strings.ToLower(name)
+	switch {
+	case name == "sudo" || name == "sudoedit" || name == "pkexec" || name == "run0":
+		j.hit(c, "sudo", Risky, "%s runs commands as another user (root by default)", name)
+	case name == "doas":
+		j.hit(c, "doas", Risky, "doas runs commands as another user (root by default)")
+	case name == "su" || name == "runuser":
+		j.hit(c, "su", Risky, "%s switches to another user (root by default)", name)
+	case isDiskTool(c, lname):
+		j.hit(c, "mkfs", Risky, "%s formats or repartitions a disk", name)
+	case name == "chmod":
+		j.chmod(c)
+	case name == "rm":
+		if hasFlag(args, "rR", "recursive") {
+			j.hit(c, "recursive-rm", NeedsConfirmation, "removes directories recursively")
+		}
+	case name == "find":
+		j.find(c)
+	case name == "shred" || name == "wipe" || name == "srm":
+		j.hit(c, "shred", NeedsConfirmation, "%s destroys file contents beyond recovery", name)
+	case name == "truncate":
+		j.hit(c, "truncate", NeedsConfirmation, "truncate cuts files to a size, losing their contents")
+	case name == "git":
+		j.git(c)
+	case name == "safeexec":
+		j.safeexec(c)
+	case name == "crontab":
+		if len(args) == 1 || !(hasFlag(args, "l") && len(args) == 2) {
+			j.hit(c, "persistence", Risky, "crontab changes jobs that run later, outside the sandbox")
+		}
+	case name == "at" || name == "batch":
+		if !hasFlag(args, "lr") {
+			j.hit(c, "persistence", Risky, "%s schedules a command to run later, outside the sandbox", name)
+		}
+	case lname == "schtasks":
+		if hasWinFlag(args, "create", "change", "run") {
+			j.hit(c, "persistence", Risky, "schtasks schedules a task outside the sandbox")
+		}
+	case name == "launchctl":
+		if len(args) > 1 && oneOf(args[1].Value, "load", "bootstrap", "submit", "enable", "asuser", "bsexec", "kickstart", "start") {
+			j.hit(c, "persistence", Risky, "launchctl %s starts jobs outside the sandbox", args[1].Value)
+		}
+	case name == "systemctl" || name == "service" || lname == "sc":
+		j.services(c)
+	case oneOf(name, "shutdown", "reboot", "halt", "poweroff") || (name == "init" || name == "telinit") && len(args) > 1 && oneOf(args[1].Value, "0", "6"):
+		j.hit(c, "power-off", Risky, "%s stops or restarts the machine", name)
+	case oneOf(lname, "stop-computer", "restart-computer"):
+		j.hit(c, "power-off", Risky, "%s stops or restarts the machine", name)
+	case oneOf(name, "docker", "podman", "nerdctl", "finch"):
+		j.container(c)
+	case name == "tmux":
+		if hasWord(args, "send-keys", "send", "send-prefix", "run-shell", "run", "respawn-pane", "new-window", "split-window", "new-session", "new") && hasFlag(args, "tS", "") {
+			j.hit(c, "sandbox-escape", Risky, "tmux controls a terminal session outside the sandbox")
+		} else if hasWord(args, "send-keys", "send", "run-shell", "run") {
+			j.hit(c, "sandbox-escape", Risky, "tmux controls a terminal session outside the sandbox")
+		}
+	case name == "screen":
+		if hasFlag(args, "X") {
+			j.hit(c, "sandbox-escape", Risky, "screen -X sends commands to a session outside the sandbox")
+		}
+	case name == "flatpak-spawn" || name == "host-spawn":
+		j.hit(c, "sandbox-escape", Risky, "%s runs the command on the host, outside the sandbox", name)
+	case name == "machinectl" && len(args) > 1 && oneOf(args[1].Value, "shell", "login"):
+		j.hit(c, "sandbox-escape", Risky, "machinectl %s opens a shell outside the sandbox", args[1].Value)
+	case name == "systemd-run":
+		j.hit(c, "sandbox-escape", Risky, "systemd-run starts the command through the service manager, outside the sandbox")
+	case lname == "reg":
+		j.registry(c)
+	case oneOf(lname, "vssadmin", "wbadmin") && hasWordFold(args, "delete", "resize"):
+		j.hit(c, "system-recovery", Risky, "%s deletes backups or shadow copies", name)
+	case lname == "wmic" && hasWordFold(args, "shadowcopy") && hasWordFold(args, "delete"):
+		j.hit(c, "system-recovery", Risky, "wmic deletes shadow copies")
+	case lname == "bcdedit" && hasWinFlag(args, "set", "delete", "deletevalue", "import"):
+		j.hit(c, "system-recovery", Risky, "bcdedit changes the boot configuration")
+	case lname == "netsh" && hasWordFold(args, "firewall", "advfirewall") && (hasWordFold(args, "off", "disable")):
+		j.hit(c, "defender-disable", Risky, "netsh turns the firewall off")
+	case oneOf(lname, "set-mppreference", "add-mppreference"):
+		for _, a := range args[1:] {
+			l := strings.ToLower(a.Value)
+			if strings.HasPrefix(l, "-disable") || strings.HasPrefix(l, "-exclusion") {
+				j.hit(c, "defender-disable", Risky, "%s weakens Microsoft Defender (%s)", name, a.Value)
+				break
+			}
+		}
+	case lname == "icacls" || lname == "cacls":
+		for _, a := range args[1:] {
+			l := strings.ToLower(a.Value)
+			if (strings.Contains(l, "everyone:") || strings.Contains(l, "*s-1-1-0:") || strings.Contains(l, "users:")) && (strings.Contains(l, "f") || strings.Contains(l, "m") || strings.Contains(l, "w")) {
+				j.hit(c, "chmod-777", Risky, "%s grants everyone write access", name)
+				break
+			}
+		}
+	case lname == "cipher" && hasWinFlag(args, "w"):
+		j.hit(c, "shred", NeedsConfirmation, "cipher /w wipes free disk space")
+	case c.Dialect == shell.Cmd && (lname == "rd" || lname == "rmdir" || lname == "del" || lname == "erase"):
+		if hasWinFlag(args, "s") {
+			j.hit(c, "recursive-rm", NeedsConfirmation, "%s /s removes a directory tree", name)
+		}
+	case lname == "clear-recyclebin":
+		j.hit(c, "clear-recycle-bin", NeedsConfirmation, "Clear-RecycleBin empties the recycle bin for good")
+	case lname == "remove-item" || (c.Dialect == shell.PowerShell && oneOf(lname, "rm", "del", "erase", "rd", "rmdir", "ri")):
+		if psParam(args, "recurse", 1) || psParam(args, "force", 2) {
+			j.hit(c, "recursive-rm", NeedsConfirmation, "Remove-Item -Recurse/-Force removes a tree or read-only items")
+		}
+		for _, a := range args[1:] {
+			if l := strings.ToLower(a.Value); strings.HasPrefix(l, "hklm:") || strings.HasPrefix(l, `registry::hkey_local_machine`) {
+				j.hit(c, "registry-system", Risky, "removes machine-wide registry keys")
+			} else if strings.HasPrefix(l, "hkcu:") || strings.HasPrefix(l, `registry::hkey_current_user`) {
+				j.hit(c, "registry-delete", NeedsConfirmation, "removes registry keys of the current user")
+			}
+		}
+	case lname == "start-process" || (c.Dialect == shell.PowerShell && (lname == "saps" || lname == "start")):
+		if v, ok := psValue(args, "verb", 1); ok && strings.EqualFold(v.Value, "runas") {
+			j.hit(c, "sudo", Risky, "Start-Process -Verb RunAs runs the program as administrator")
+		}
+	case lname == "runas":
+		j.hit(c, "sudo", Risky, "runas runs the program as another user")
+	case oneOf(lname, "invoke-expression", "iex"):
+		j.invokeExpression(c)
+	case name == "security":
+		if len(args) > 1 && oneOf(args[1].Value, "find-generic-password", "find-internet-password", "dump-keychain", "export", "find-key", "unlock-keychain") {
+			j.hit(c, "credential-path", Risky, "security %s reads the keychain", args[1].Value)
+		}
+	default:
+		j.credentialCommand(c)
+	}
+}
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWord(args []shell.Word, set ...string) bool {
+	for _, a := range args[1:] {
+		if !a.Dynamic && oneOf(a.Value, set...) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasWordFold(args []shell.Word, set ...string) bool {
+	for _, a := range args[1:] {
+		for _, s := range set {
+			if strings.EqualFold(a.Value, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasWinFlag matches /x and -x style switches of Windows tools.
+func hasWinFlag(args []shell.Word, names ...string) bool {
+	for _, a := range args[1:] {
+		v := strings.ToLower(a.Value)
+		if len(v) < 2 || (v[0] != '/' && v[0] != '-') {
+			continue
+		}
+		v = v[1:]
+		if i := strings.IndexAny(v, ":="); i >= 0 {
+			v = v[:i]
+		}
+		for _, n := range names {
+			if v == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// psParam matches a PowerShell switch by any unambiguous prefix of at
+// least min letters, case-insensitively.
+func psParam(args []shell.Word, name string, min int) bool {
+	for _, a := range args[1:] {
+		v := strings.ToLower(a.Value)
+		if !strings.HasPrefix(v, "-") || len(v) < 1+min {
+			continue
+		}
+		v = strings.TrimPrefix(v, "-")
+		v, _, _ = strings.Cut(v, ":")
+		if strings.HasPrefix(name, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func psValue(args []shell.Word, name string, min int) (shell.Word, bool) {
+	for i := 1; i < len(args); i++ {
+		v := strings.ToLower(args[i].Value)
+		if !strings.HasPrefix(v, "-") || len(v) < 1+min {
+			continue
+		}
+		key, val, hasVal := strings.Cut(v[1:], ":")
+		if strings.HasPrefix(name, key) {
+			if hasVal {
+				return shell.Static(val), true
+			}
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		}
+	}
+	return shell.Word{}, false
+}
+
+func isDiskTool(c *shell.Command, name string) bool {
+	args := c.Args
+	switch {
+	case name == "mkfs" || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "newfs"):
+		return true
+	case oneOf(name, "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "cgdisk",
+		"mkdosfs", "mkntfs", "mkexfatfs", "mkexfat", "blkdiscard", "diskpart", "format-volume", "clear-disk",
+		"initialize-disk", "remove-partition", "resize-partition", "mkisofs"):
+		if name == "fdisk" || name == "sfdisk" || name == "parted" || name == "gdisk" || name == "sgdisk" {
+			// Listing partitions is harmless.
+			if hasFlag(args, "l", "list") && len(args) <= 3 || hasFlag(args, "", "version", "help") {
+				return false
+			}
+		}
+		return name != "mkisofs"
+	case name == "format":
+		if c.Dialect == shell.Cmd {
+			return true
+		}
+		for _, a := range args[1:] {
+			if len(a.Value) == 2 && a.Value[1] == ':' {
+				return true
+			}
+		}
+	case name == "cryptsetup":
+		return hasWord(args, "luksFormat", "erase", "luksErase", "reencrypt")
+	case name == "zpool" || name == "zfs":
+		return hasWord(args, "destroy", "labelclear")
+	case name == "diskutil":
+		for _, a := range args[1:] {
+			l := strings.ToLower(a.Value)
+			if strings.HasPrefix(l, "erase") || oneOf(l, "partitiondisk", "zerodisk", "randomdisk", "secureerase", "reformat", "apfs") {
+				if l == "apfs" && !hasWord(args, "deleteContainer", "eraseVolume", "deleteVolume") {
+					continue
+				}
+				return true
+			}
+		}
+	case name == "hdparm":
+		return hasFlag(args, "", "security-erase", "security-erase-enhanced", "trim-sector-ranges", "write-sector", "make-bad-sector")
+	case name == "badblocks":
+		return hasFlag(args, "w")
+	case oneOf(name, "lvremove", "vgremove", "pvremove", "dmsetup"):
+		return name != "dmsetup" || hasWord(args, "remove", "remove_all", "wipe_table")
+	}
+	return false
+}
+
+// chmod flags modes that let every user write (777, a+w, o+w) and set-id
+// bits.
+func (j *judge) chmod(c *shell.Command) {
+	ops := operands(c.Args, "")
+	if len(ops) == 0 {
+		return
+	}
+	mode := ops[0]
+	if mode.Dynamic {
+		return
+	}
+	m := mode.Value
+	if isOctal(m) {
+		digits := m
+		for len(digits) < 3 {
+			digits = "0" + digits
+		}
+		other := digits[len(digits)-1] - '0'
+		if other&2 != 0 {
+			j.hit(c, "chmod-777", Risky, "mode %s lets every user write", m)
+		}
+		if len(digits) >= 4 && (digits[len(digits)-4]-'0')&6 != 0 {
+			j.hit(c, "chmod-setuid", Risky, "mode %s sets the set-user/group-id bit", m)
+		}
+		return
+	}
+	for _, clause := range strings.Split(m, ",") {
+		who := strings.TrimRight(clause[:strings.IndexAny(clause+"+-=", "+-=")], "")
+		ops := clause[len(who):]
+		if ops == "" {
+			continue
+		}
+		adds := strings.HasPrefix(ops, "+") || strings.HasPrefix(ops, "=")
+		perms := strings.TrimLeft(ops, "+-=")
+		everyone := strings.ContainsAny(who, "ao")
+		if adds && everyone && strings.ContainsAny(perms, "w") {
+			j.hit(c, "chmod-777", Risky, "mode %s lets every user write", m)
+		}
+		if adds && strings.ContainsAny(perms, "s") {
+			j.hit(c, "chmod-setuid", Risky, "mode %s sets the set-user/group-id bit", m)
+		}
+	}
+}
+
+func isOctal(s string) bool {
+	if s == "" || len(s) > 5 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+// find flags -delete and -exec rm.
+func (j *judge) find(c *shell.Command) {
+	for i, a := range c.Args {
+		switch a.Value {
+		case "-delete":
+			j.hit(c, "find-delete", NeedsConfirmation, "find -delete removes every file it matches")
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if i+1 < len(c.Args) {
+				n := shell.CommandName(c.Args[i+1].Value)
+				if oneOf(n, "rm", "rmdir", "unlink", "shred", "srm", "truncate") {
+					j.hit(c, "find-delete", NeedsConfirmation, "find %s %s removes every file it matches", a.Value, n)
+				}
+			}
+		}
+	}
+}
+
+// gitGlobals skips git's own options; it returns the subcommand index.
+func gitSub(args []shell.Word) int {
+	i := 1
+	for i < len(args) {
+		v := args[i].Value
+		switch {
+		case v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env" || v == "--super-prefix":
+			i += 2
+		case strings.HasPrefix(v, "-"):
+			i++
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+func (j *judge) git(c *shell.Command) {
+	args := c.Args
+	for i := 1; i < len(args)-1; i++ {
+		if args[i].Value == "-c" {
+			key, _, _ := strings.Cut(strings.ToLower(args[i+1].Value), "=")
+			if key == "core.hookspath" {
+				j.hit(c, "git-hooks-path", NeedsConfirmation, "git -c core.hooksPath runs hooks from another directory")
+			}
+		}
+		if strings.HasPrefix(args[i].Value, "-") == false {
+			break
+		}
+	}
+	si := gitSub(args)
+	if si < 0 {
+		return
+	}
+	sub := args[si].Value
+	rest := append([]shell.Word{args[si]}, args[si+1:]...)
+	switch sub {
+	case "reset":
+		if hasFlag(rest, "", "hard") {
+			j.hit(c, "git-reset-hard", NeedsConfirmation, "git reset --hard discards uncommitted changes")
+		}
+	case "clean":
+		if hasFlag(rest, "f", "force") && !hasFlag(rest, "n", "dry-run") {
+			j.hit(c, "git-clean", NeedsConfirmation, "git clean -f deletes untracked files")
+		}
+	case "push":
+		force := hasFlag(rest, "f", "force", "mirror")
+		for _, o := range operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
+			if strings.HasPrefix(o.Value, "+") {
+				force = true
+			}
+			if strings.HasPrefix(o.Value, ":") && len(o.Value) > 1 {
+				j.hit(c, "git-push-delete", NeedsConfirmation, "git push :%s deletes a remote branch", o.Value[1:])
+			}
+		}
+		if force {
+			j.hit(c, "git-push-force", NeedsConfirmation, "git push --force overwrites remote history")
+		}
+		if hasFlag(rest, "d", "delete", "prune") {
+			j.hit(c, "git-push-delete", NeedsConfirmation, "git push --delete/--prune deletes remote branches")
+		}
+	case "branch":
+		if hasFlag(rest, "D") || (hasFlag(rest, "d", "delete") && hasFlag(rest, "f", "force")) {
+			j.hit(c, "git-branch-delete", NeedsConfirmation, "git branch -D deletes a branch even when it is not merged")
+		}
+	case "checkout":
+		ops := operands(rest, "bB", "orphan", "conflict")
+		dd := false
+		for _, a := range rest[1:] {
+			if a.Value == "--" {
+				dd = true
+			}
+		}
+		discard := hasFlag(rest, "f", "force")
+		for _, o := range ops {
+			if o.Value == "." || o.Value == ":/" || o.Value == "*" || strings.HasPrefix(o.Value, ":(") {
+				discard = true
+			}
+		}
+		if dd && len(ops) > 0 && !hasFlag(rest, "bB", "orphan") {
+			// checkout [branch] -- paths: restores the paths.
+			discard = true
+		}
+		if discard {
+			j.hit(c, "git-discard", NeedsConfirmation, "git checkout overwrites uncommitted changes")
+		}
+	case "restore":
+		staged := hasFlag(rest, "S", "staged")
+		worktree := hasFlag(rest, "W", "worktree")
+		if (!staged || worktree) && len(operands(rest, "s", "source")) > 0 {
+			j.hit(c, "git-discard", NeedsConfirmation, "git restore overwrites uncommitted changes")
+		}
+	case "switch":
+		if hasFlag(rest, "f", "force", "discard-changes") {
+			j.hit(c, "git-discard", NeedsConfirmation, "git switch --discard-changes drops uncommitted changes")
+		}
+	case "stash":
+		if len(rest) > 1 && oneOf(rest[1].Value, "drop", "clear") {
+			j.hit(c, "git-discard", NeedsConfirmation, "git stash %s deletes stashed changes", rest[1].Value)
+		}
+	case "credential", "credential-store", "credential-cache":
+		if len(rest) > 1 && oneOf(rest[len(rest)-1].Value, "fill", "get") {
+			j.hit(c, "credential-path", Risky, "git %s prints stored credentials", sub)
+		}
+	case "config":
+		j.gitConfig(c, rest)
+	}
+}
+
+func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
+	ops := operands(rest, "f", "file", "blob", "type", "default")
+	reading := hasFlag(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
+	if len(ops) > 0 && oneOf(ops[0].Value, "get", "list") {
+		reading = true
+	}
+	if reading {
+		return
+	}
+	key := ""
+	if len(ops) > 0 {
+		key = strings.ToLower(ops[0].Value)
+		if oneOf(key, "set", "unset") && len(ops) > 1 {
+			key = strings.ToLower(ops[1].Value)
+		}
+	}
+	if shell.GitCommandKey(key) || key == "core.hookspath" {
+		j.hit(c, "git-config-exec", NeedsConfirmation, "git config %s stores a command that git runs later", key)
+	}
+	if hasFlag(rest, "", "global") && j.env.home != "" {
+		j.writePath(c, path.Join(j.env.home, ".gitconfig"), "git config --global writes")
+	}
+	if hasFlag(rest, "", "system") {
+		j.writePath(c, "/etc/gitconfig", "git config --system writes")
+	}
+}
+
+// safeexec flags a nested safeexec that would loosen the policy.
+func (j *judge) safeexec(c *shell.Command) {
+	args := c.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		if v == "--" || v == "-c" || v == "-lc" || v == "-ic" {
+			break
+		}
+		name, val, hasVal := strings.Cut(v, "=")
+		next := func() string {
+			if hasVal {
+				return val
+			}
+			if i+1 < len(args) {
+				return args[i+1].Value
+			}
+			return ""
+		}
+		switch name {
+		case "--sandbox":
+			if next() == "none" {
+				j.hit(c, "nested-safeexec", Risky, "a nested safeexec would run without a sandbox")
+			}
+		case "--yes", "-y", "--yes-all":
+			j.hit(c, "nested-safeexec", Risky, "a nested safeexec would approve commands by itself (--yes)")
+		case "--config":
+			j.hit(c, "nested-safeexec", Risky, "a nested safeexec would load another configuration")
+		case "--mode":
+			if next() == "permissive" {
+				j.hit(c, "nested-safeexec", Risky, "a nested safeexec would run in permissive mode")
+			}
+		case "--allow-domain", "--allow-write", "--allow-read", "--keep-env", "--network", "--no-audit", "--audit", "--prompt":
+			j.hit(c, "nested-safeexec", Risky, "a nested safeexec would loosen the policy (%s)", name)
+		}
+	}
+}
+
+// services flags changes to system services and power state.
+func (j *judge) services(c *shell.Command) {
+	args := c.Args
+	name := c.Name()
+	ops := operands(args, "HMpt", "host", "machine", "property", "type", "state", "signal")
+	if len(ops) == 0 {
+		return
+	}
+	verb := strings.ToLower(ops[0].Value)
+	if name == "service" && len(ops) > 1 {
+		verb = strings.ToLower(ops[1].Value)
+	}
+	switch verb {
+	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "soft-reboot", "emergency", "rescue":
+		j.hit(c, "power-off", Risky, "%s %s stops or restarts the machine", name, verb)
+	case "start", "stop", "restart", "reload", "enable", "disable", "mask", "unmask", "kill", "link", "edit", "set-property", "daemon-reload", "isolate", "revert", "preset", "try-restart", "reload-or-restart", "delete", "create", "config", "set-default":
+		j.hit(c, "persistence", Risky, "%s %s changes services that run outside the sandbox", name, verb)
+	}
+}
+
+// container flags container runs that reach into the host.
+func (j *judge) container(c *shell.Command) {
+	args := c.Args
+	sub := ""
+	si := 0
+	for i := 1; i < len(args); i++ {
+		if !strings.HasPrefix(args[i].Value, "-") {
+			sub, si = args[i].Value, i
+			break
+		}
+	}
+	if sub == "compose" || sub == "container" {
+		for i := si + 1; i < len(args); i++ {
+			if !strings.HasPrefix(args[i].Value, "-") {
+				sub, si = args[i].Value, i
+				break
+			}
+		}
+	}
+	if !oneOf(sub, "run", "create", "exec") {
+		return
+	}
+	for i := si + 1; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if !strings.HasPrefix(v, "-") {
+			if sub != "exec" {
+				break // the image: what follows is the container's command
+			}
+			continue
+		}
+		name, val, hasVal := strings.Cut(v, "=")
+		value := func() shell.Word {
+			if hasVal {
+				return shell.Static(val)
+			}
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return shell.Word{}
+		}
+		switch name {
+		case "--privileged":
+			j.hit(c, "container-escape", Risky, "a privileged container controls the host")
+		case "--pid", "--ipc", "--uts", "--userns", "--cgroupns", "--net", "--network":
+			if w := value(); w.Value == "host" {
+				j.hit(c, "container-escape", Risky, "the container shares the host's %s namespace", strings.TrimPrefix(name, "--"))
+			}
+		case "--cap-add", "--device", "--security-opt":
+			w := value()
+			if name != "--security-opt" || strings.Contains(w.Value, "unconfined") || strings.Contains(w.Value, "disable") {
+				j.hit(c, "container-escape", Risky, "%s %s weakens the container's isolation", name, w.Value)
+			}
+		case "-v", "--volume", "--mount":
+			w := value()
+			src := w.Value
+			if name == "--mount" {
+				for _, kv := range strings.Split(src, ",") {
+					if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
+						src = v
+					}
+				}
+			} else {
+				src, _, _ = strings.Cut(src, ":")
+			}
+			if w.Dynamic {
+				j.hit(c, "dynamic-target", NeedsConfirmation, "mounts %s into a container, a path only known at run time", w.Value)
+				continue
+			}
+			if !strings.HasPrefix(src, "/") && !strings.HasPrefix(src, "~") && !strings.HasPrefix(src, ".") {
+				continue // a named volume
+			}
+			if p, ok := j.env.resolve(c, shell.Static(src)); ok {
+				if strings.HasSuffix(p, "docker.sock") {
+					j.hit(c, "container-escape", Risky, "mounting the Docker socket gives the container control of the host")
+					continue
+				}
+				if kind, what := j.env.writeKind(p); kind != pathFine {
+					j.hit(c, "container-escape", Risky, "mounts %s into a container, which can then change it", what)
+				}
+			}
+		}
+	}
+}
+
+// registry flags reg delete/add on machine and user hives.
+func (j *judge) registry(c *shell.Command) {
+	args := c.Args
+	if len(args) < 3 {
+		return
+	}
+	op := strings.ToLower(args[1].Value)
+	key := strings.ToUpper(args[2].Value)
+	machine := strings.HasPrefix(key, "HKLM") || strings.HasPrefix(key, "HKEY_LOCAL_MACHINE") || strings.HasPrefix(key, `\\`)
+	user := strings.HasPrefix(key, "HKCU") || strings.HasPrefix(key, "HKEY_CURRENT_USER")
+	switch op {
+	case "delete":
+		if machine {
+			j.hit(c, "registry-system", Risky, "reg delete removes machine-wide registry keys")
+		} else if user {
+			j.hit(c, "registry-delete", NeedsConfirmation, "reg delete removes registry keys of the current user")
+		} else {
+			j.hit(c, "registry-system", Risky, "reg delete removes registry keys")
+		}
+	case "add", "import", "restore", "load", "copy":
+		if machine || op == "import" || op == "restore" || op == "load" {
+			j.hit(c, "registry-system", Risky, "reg %s changes machine-wide registry keys", op)
+		}
+	}
+}
+
+// invokeExpression judges PowerShell's Invoke-Expression.
+func (j *judge) invokeExpression(c *shell.Command) {
+	var t shell.Taint
+	dynamic := false
+	for _, a := range c.Args[1:] {
+		t |= a.Taint
+		if a.Dynamic {
+			dynamic = true
+		}
+	}
+	t |= c.Stdin.Taint
+	if t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
+		j.hit(c, "pipe-to-shell", Risky, "Invoke-Expression runs code %s", taintText(t))
+		return
+	}
+	if dynamic || len(c.Args) == 1 {
+		j.hit(c, "eval", Risky, "Invoke-Expression runs text only known at run time")
+	}
+}
+
+// credentialCommand flags commands whose purpose is to print stored
+// credentials.
+func (j *judge) credentialCommand(c *shell.Command) {
+	args := c.Args
+	name := c.Name()
+	words := func(n int) string {
+		var ws []string
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.Value, "-") {
+				continue
+			}
+			ws = append(ws, a.Value)
+			if len(ws) == n {
+				break
+			}
+		}
+		return strings.Join(ws, " ")
+	}
+	hit := false
+	switch name {
+	case "gh":
+		w := words(2)
+		hit = w == "auth token" || (w == "auth status" && hasFlag(args, "t", "show-token"))
+	case "gcloud":
+		w := words(3)
+		hit = strings.Contains(w, "print-access-token") || strings.Contains(w, "print-identity-token") || strings.HasPrefix(w, "config config-helper")
+	case "aws":
+		w := words(2)
+		hit = w == "configure get" || w == "configure export-credentials" || w == "sts get-session-token"
+	case "az":
+		hit = words(2) == "account get-access-token"
+	case "pass", "gopass":
+		w := words(1)
+		hit = w == "show" || (w != "" && !oneOf(w, "ls", "list", "find", "search", "init", "generate", "insert", "edit", "rm", "mv", "cp", "git", "help", "version", "grep"))
+	case "op":
+		w := words(2)
+		hit = strings.HasPrefix(w, "read") || w == "item get" || strings.HasPrefix(w, "inject")
+	case "secret-tool":
+		hit = words(1) == "lookup"
+	case "kubectl", "oc":
+		hit = words(2) == "config view" && hasFlag(args, "", "raw", "flatten")
+	case "vault":
+		w := words(2)
+		hit = strings.HasPrefix(w, "read") || w == "kv get" || strings.HasPrefix(w, "token create")
+	case "bw", "lpass", "keyring":
+		w := words(1)
+		hit = w == "get" || w == "show" || w == "export"
+	}
+	if strings.HasPrefix(name, "docker-credential-") && words(1) == "get" {
+		hit = true
+	}
+	if hit {
+		j.hit(c, "credential-path", Risky, "%s prints stored credentials", name)
+	}
+}

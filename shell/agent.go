@@ -1,0 +1,433 @@
+package shell
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The wrapper shapes AI coding agents put around the command they were
+// asked to run. They are recognised on the parsed program, part by part;
+// anything extra or different means the script is judged as written (and
+// the eval in it is then risky).
+//
+// Claude Code (CLAUDE_CODE_SHELL_PREFIX, DESIGN §7):
+//
+//	source SNAPSHOT 2>/dev/null || true && [shopt -u extglob 2>/dev/null || true &&]
+//	[{ shopt -u extglob || setopt NO_EXTENDED_GLOB …; } >/dev/null 2>&1 || true &&]
+//	[{ \builtin unalias -- 'x'; \builtin unset -f -- 'x'; } >/dev/null 2>&1 || true &&]
+//	eval 'CMD' < /dev/null && pwd -P >| /tmp/claude-XXXX-cwd
+//
+// and the older form with eval CMD \< /dev/null. Gemini CLI:
+//
+//	{ CMD; }; __code=$?; pgrep -g 0 >/tmp/shell_pgrep_XXXX.tmp 2>&1; exit $__code;
+type agentInner struct {
+	Stmts []*syntax.Stmt
+	src   string
+	err   error
+	stdin *Input
+}
+
+var (
+	claudeCwdFile   = regexp.MustCompile(`^claude-[0-9a-f]+-cwd$`)
+	claudeSnapshot  = regexp.MustCompile(`/shell-snapshots/snapshot-(bash|zsh|sh)-[0-9]+-[0-9a-z]+\.sh$`)
+	geminiPgrepFile = regexp.MustCompile(`^shell_pgrep_[0-9a-f]+\.tmp$`)
+	zshNoOption     = regexp.MustCompile(`^NO_[A-Z_]+$`)
+	bunOptions      = `export BUN_OPTIONS="--smol${BUN_OPTIONS:+ $BUN_OPTIONS}"`
+)
+
+func (p *parser) agentShape(f *syntax.File, src string) (*agentInner, string) {
+	if f == nil {
+		return nil, ""
+	}
+	if len(f.Stmts) == 1 {
+		if in := p.claudeShape(f.Stmts[0], src); in != nil {
+			return in, "claude-code"
+		}
+	}
+	if in := geminiShape(f.Stmts, src); in != nil {
+		return in, "gemini-cli"
+	}
+	return nil, ""
+}
+
+type link struct {
+	op syntax.BinCmdOperator // 0 for the first
+	st *syntax.Stmt
+}
+
+func flatten(st *syntax.Stmt, op syntax.BinCmdOperator, out []link) []link {
+	if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) && len(st.Redirs) == 0 && !st.Negated && !st.Background {
+		out = flatten(b.X, op, out)
+		return flatten(b.Y, b.Op, out)
+	}
+	return append(out, link{op: op, st: st})
+}
+
+func (p *parser) claudeShape(st *syntax.Stmt, src string) *agentInner {
+	if st.Background || st.Negated || len(st.Redirs) > 0 {
+		return nil
+	}
+	links := flatten(st, 0, nil)
+	n := len(links)
+	if n < 3 {
+		return nil
+	}
+	// Tail: && pwd -P >| …/claude-XXXX-cwd
+	last := links[n-1]
+	if last.op != syntax.AndStmt || !isClaudePwd(last.st) {
+		return nil
+	}
+	ev := links[n-2]
+	if ev.op != syntax.AndStmt {
+		return nil
+	}
+	text, ok := claudeEval(ev.st)
+	if !ok {
+		return nil
+	}
+	// Preamble: items joined by &&, each optionally followed by || true,
+	// starting with the snapshot source.
+	pre := links[:n-2]
+	sawSource := false
+	for i := 0; i < len(pre); {
+		l := pre[i]
+		if (i == 0) != (l.op == 0) || (i > 0 && l.op != syntax.AndStmt) {
+			return nil
+		}
+		switch {
+		case i == 0 && isSnapshotSource(l.st):
+			sawSource = true
+		case i > 0 && isClaudePreamble(l.st, src):
+		default:
+			return nil
+		}
+		i++
+		if i < len(pre) && pre[i].op == syntax.OrStmt {
+			if !isLitCall(pre[i].st, "true") {
+				return nil
+			}
+			i++
+		}
+	}
+	if !sawSource {
+		return nil
+	}
+	in := &agentInner{src: text, stdin: &Input{Kind: InputText, TextKnown: true}}
+	if len(text) > MaxScript || nestingDepth(text) > MaxNesting {
+		in.err = errTooComplex
+		return in
+	}
+	f, err := p.parseSh(text, Eval)
+	if f != nil {
+		in.Stmts = f.Stmts
+	}
+	in.err = err
+	return in
+}
+
+type tooComplexError struct{}
+
+func (tooComplexError) Error() string { return "wrapped command is too large or too deep to analyse" }
+
+var errTooComplex error = tooComplexError{}
+
+func isClaudePwd(st *syntax.Stmt) bool {
+	if st.Background || st.Negated || len(st.Redirs) != 1 {
+		return false
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 {
+		return false
+	}
+	ws, ok := litWords(ce.Args)
+	if !ok || len(ws) != 2 || ws[0] != "pwd" || ws[1] != "-P" {
+		return false
+	}
+	r := st.Redirs[0]
+	if r.Op != syntax.RdrClob || r.N != nil {
+		return false
+	}
+	t, ok := litWord(r.Word)
+	return ok && path.IsAbs(t) && claudeCwdFile.MatchString(path.Base(t))
+}
+
+// claudeEval returns the text an eval 'CMD' < /dev/null (or the older
+// eval CMD \< /dev/null) would run.
+func claudeEval(st *syntax.Stmt) (string, bool) {
+	if st.Background || st.Negated {
+		return "", false
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) < 2 {
+		return "", false
+	}
+	ws, ok := litWords(ce.Args)
+	if !ok || ws[0] != "eval" {
+		return "", false
+	}
+	words := ws[1:]
+	switch len(st.Redirs) {
+	case 1:
+		r := st.Redirs[0]
+		t, ok := litWord(r.Word)
+		if r.Op != syntax.RdrIn || r.N != nil || !ok || t != "/dev/null" {
+			return "", false
+		}
+	case 0:
+		// eval CMD \< /dev/null: the escaped < is a word.
+		n := len(words)
+		if n < 3 || words[n-1] != "/dev/null" || words[n-2] != "<" {
+			return "", false
+		}
+		lt := ce.Args[len(ce.Args)-2]
+		if l, ok := lt.Parts[0].(*syntax.Lit); !ok || len(lt.Parts) != 1 || l.Value != `\<` {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	return strings.Join(words, " "), true
+}
+
+func isSnapshotSource(st *syntax.Stmt) bool {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Background || st.Negated || len(ce.Assigns) > 0 {
+		return false
+	}
+	ws, ok := litWords(ce.Args)
+	if !ok || len(ws) != 2 || (ws[0] != "source" && ws[0] != ".") {
+		return false
+	}
+	if !claudeSnapshot.MatchString(ws[1]) || !path.IsAbs(ws[1]) && !strings.HasPrefix(ws[1], "~/") {
+		return false
+	}
+	return redirsOnly(st, "2>/dev/null")
+}
+
+// isClaudePreamble accepts the fixed set of shell-option and alias resets
+// Claude Code puts before the command.
+func isClaudePreamble(st *syntax.Stmt, src string) bool {
+	if st.Background || st.Negated {
+		return false
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		if isLitCall(st, "shopt", "-u", "extglob") {
+			return redirsOnly(st, "2>/dev/null")
+		}
+		if len(c.Assigns) == 0 && len(c.Args) == 0 {
+			return false
+		}
+		s, e := int(st.Pos().Offset()), int(st.End().Offset())
+		return s >= 0 && e <= len(src) && src[s:e] == bunOptions
+	case *syntax.DeclClause:
+		s, e := int(st.Pos().Offset()), int(st.End().Offset())
+		return s >= 0 && e <= len(src) && strings.TrimSpace(src[s:e]) == bunOptions
+	case *syntax.Block:
+		if !redirsOnly(st, ">/dev/null", "2>&1") || len(st.Redirs) != 2 {
+			return false
+		}
+		for _, in := range c.Stmts {
+			if !isOptionReset(in) {
+				return false
+			}
+		}
+		return len(c.Stmts) > 0
+	}
+	return false
+}
+
+// isOptionReset matches shopt -u extglob, setopt NO_…, \builtin unalias
+// -- NAME, \builtin unset -f -- NAME, and || combinations of them.
+func isOptionReset(st *syntax.Stmt) bool {
+	if st.Background || st.Negated || len(st.Redirs) > 0 {
+		return false
+	}
+	if b, ok := st.Cmd.(*syntax.BinaryCmd); ok {
+		return b.Op == syntax.OrStmt && isOptionReset(b.X) && isOptionReset(b.Y)
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 {
+		return false
+	}
+	ws, ok := litWords(ce.Args)
+	if !ok || len(ws) == 0 {
+		return false
+	}
+	switch {
+	case len(ws) == 3 && ws[0] == "shopt" && ws[1] == "-u" && ws[2] == "extglob":
+		return true
+	case ws[0] == "setopt" && len(ws) > 1:
+		for _, w := range ws[1:] {
+			if !zshNoOption.MatchString(w) {
+				return false
+			}
+		}
+		return true
+	case len(ws) == 4 && ws[0] == "builtin" && ws[1] == "unalias" && ws[2] == "--" && validName(ws[3]):
+		return true
+	case len(ws) == 5 && ws[0] == "builtin" && ws[1] == "unset" && ws[2] == "-f" && ws[3] == "--" && validName(ws[4]):
+		return true
+	}
+	return false
+}
+
+func geminiShape(stmts []*syntax.Stmt, src string) *agentInner {
+	n := len(stmts)
+	if n != 4 && n != 5 {
+		return nil
+	}
+	blk, ok := stmts[0].Cmd.(*syntax.Block)
+	if !ok || len(stmts[0].Redirs) > 0 || stmts[0].Negated || stmts[0].Background {
+		return nil
+	}
+	// __code=$?
+	ce, ok := stmts[1].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) > 0 || len(ce.Assigns) != 1 || len(stmts[1].Redirs) > 0 {
+		return nil
+	}
+	as := ce.Assigns[0]
+	if as.Name == nil || as.Name.Value != "__code" || as.Value == nil || len(as.Value.Parts) != 1 {
+		return nil
+	}
+	if pe, ok := as.Value.Parts[0].(*syntax.ParamExp); !ok || pe.Param == nil || pe.Param.Value != "?" || !pe.Short {
+		return nil
+	}
+	// pgrep -g 0 >FILE [2>&1]
+	pg := stmts[2]
+	if !isLitCall(pg, "pgrep", "-g", "0") || len(pg.Redirs) < 1 || len(pg.Redirs) > 2 {
+		return nil
+	}
+	r := pg.Redirs[0]
+	t, ok := litWord(r.Word)
+	if r.Op != syntax.RdrOut || r.N != nil || !ok || !path.IsAbs(t) || !geminiPgrepFile.MatchString(path.Base(t)) {
+		return nil
+	}
+	if len(pg.Redirs) == 2 && !redirIs(pg.Redirs[1], "2>&1") {
+		return nil
+	}
+	i := 3
+	if n == 5 {
+		// ( trap '' PIPE ; echo >&2 )
+		sub, ok := stmts[3].Cmd.(*syntax.Subshell)
+		if !ok || len(stmts[3].Redirs) > 0 || len(sub.Stmts) != 2 {
+			return nil
+		}
+		if !isLitCall(sub.Stmts[0], "trap", "", "PIPE") || len(sub.Stmts[0].Redirs) > 0 {
+			return nil
+		}
+		e := sub.Stmts[1]
+		if !isLitCall(e, "echo") || len(e.Redirs) != 1 || !redirIs(e.Redirs[0], ">&2") {
+			return nil
+		}
+		i = 4
+	}
+	// exit $__code
+	ex, ok := stmts[i].Cmd.(*syntax.CallExpr)
+	if !ok || len(ex.Args) != 2 || len(ex.Assigns) > 0 || len(stmts[i].Redirs) > 0 || ex.Args[0].Lit() != "exit" {
+		return nil
+	}
+	if pe, ok := ex.Args[1].Parts[0].(*syntax.ParamExp); !ok || len(ex.Args[1].Parts) != 1 || pe.Param == nil || pe.Param.Value != "__code" || !pe.Short {
+		return nil
+	}
+	if len(blk.Stmts) == 0 {
+		return nil
+	}
+	return &agentInner{Stmts: blk.Stmts, src: src}
+}
+
+// litWords returns the values of words that are pure literals (quoted or
+// not, backslashes removed), or false.
+func litWords(ws []*syntax.Word) ([]string, bool) {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		s, ok := litWord(w)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+func litWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			v, glob := unescapeUnquoted(x.Value)
+			if glob {
+				return "", false
+			}
+			sb.WriteString(v)
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				sb.WriteString(ansiC(x.Value))
+			} else {
+				sb.WriteString(x.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, in := range x.Parts {
+				l, ok := in.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				sb.WriteString(unescapeDouble(l.Value, false))
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+func isLitCall(st *syntax.Stmt, words ...string) bool {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) != len(words) || st.Background || st.Negated {
+		return false
+	}
+	ws, ok := litWords(ce.Args)
+	if !ok {
+		return false
+	}
+	for i := range ws {
+		if ws[i] != words[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func redirIs(r *syntax.Redirect, want string) bool {
+	t, ok := litWord(r.Word)
+	if !ok {
+		return false
+	}
+	n := ""
+	if r.N != nil {
+		n = r.N.Value
+	}
+	return n+r.Op.String()+t == want
+}
+
+// redirsOnly reports whether every redirection of st is one of allowed.
+func redirsOnly(st *syntax.Stmt, allowed ...string) bool {
+	for _, r := range st.Redirs {
+		ok := false
+		for _, a := range allowed {
+			if redirIs(r, a) {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

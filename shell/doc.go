@@ -1,0 +1,53 @@
+// Package shell turns a command line into the simple commands it could
+// run, in a normalised form that rules can match without being fooled by
+// quoting or wrapping.
+//
+// [Parse] reads a shell script with mvdan.cc/sh/v3 and [ParseArgv] takes an
+// argv that is executed directly. Both return a [Program]: every simple
+// [Command] in command position, found anywhere in the code, with
+//
+//   - its words unquoted and unescaped ("s\udo", su”do, $'\x73udo' are all
+//     sudo), brace expansion and tilde expansion done;
+//   - values that can be decided statically folded: literal assignments
+//     earlier in the script, $HOME, ${x:-y}, ${x:0:2}, ${x/a/b}, $(echo …),
+//     $(printf …), base64 -d / xxd -r -p / rev / tr of literals, cd tracked
+//     for relative paths; anything else is a [Word] marked Dynamic, with the
+//     statically known Prefix kept;
+//   - transparent wrappers peeled off and recorded in Command.Wrappers
+//     (env, command, builtin, exec, nice, ionice, nohup, timeout, time,
+//     stdbuf, setsid, flock, taskset, chrt, unbuffer, busybox, xargs, sudo,
+//     doas, pkexec, strace, uv run, bundle exec, …);
+//   - nested code parsed and walked: sh/bash/zsh -c, scripts fed to a shell
+//     on stdin (pipes of literals, heredocs, here-strings), eval, source,
+//     trap, alias, $(…), `…`, <(…), >(…), find -exec, xargs sh -c,
+//     parallel, watch, su -c, script -c, git -c alias.x=!…, core.sshCommand,
+//     GIT_SSH_COMMAND and similar variables, small local scripts read
+//     through [Options].ReadScript;
+//   - the data flow that matters for security: where a word or a pipe's
+//     data comes from ([Taint]: the network, a decoder, a downloaded file);
+//   - the wrapper shapes Claude Code and Gemini CLI put around a command,
+//     recognised on the parsed program and peeled off ([Program].Wrapper);
+//   - PowerShell (pwsh/powershell -Command, -EncodedCommand) and cmd.exe
+//     (cmd /c) command lines, with a small tokenizer of their own.
+//
+// The package knows nothing of tiers or policy: package risk judges its
+// output.
+//
+// # Limits
+//
+// The analysis is static. It does not run anything, so it cannot know what
+// a dynamic word (a variable from the environment, a command substitution
+// it cannot fold, a glob) expands to: it marks such words and leaves the
+// judgement to the caller. It sees only the code given to it and the local
+// scripts ReadScript returns: not the programs those commands are (make,
+// npm scripts, compiled binaries, Python files), not shell functions or
+// aliases defined outside the script, not what a program does with its
+// arguments. Variables assigned in branches, loops and functions are
+// treated as unknown afterwards rather than followed precisely. Aliases
+// are not expanded (their bodies are analysed where they are defined).
+// Inputs larger than [MaxScript] or nested deeper than [MaxNesting], and
+// nested code deeper than a fixed number of levels, are not analysed and
+// are reported as TooComplex issues. PowerShell and cmd.exe support covers
+// command structure (statements, pipelines, quoting, script blocks,
+// sub-expressions, aliases of common cmdlets), not the full languages.
+package shell

@@ -1,0 +1,833 @@
+package shell
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits of the analysis. Past them the program gets a TooComplex issue
+// and the rest is not analysed.
+const (
+	// MaxScript is the largest script analysed, in bytes.
+	MaxScript = 1 << 20
+	// MaxNesting is the deepest bracket nesting analysed.
+	MaxNesting = 1000
+	// maxReparse bounds nested code levels (sh -c inside eval inside …).
+	maxReparse = 24
+	// maxSteps bounds the work for one Parse call.
+	maxSteps = 4_000_000
+	// maxValue bounds a folded value, to stop exponential string growth.
+	maxValue = 64 << 10
+	// maxReparseBytes bounds the total size of nested code parsed.
+	maxReparseBytes = 4 << 20
+	// maxScriptFile is the largest local script file read.
+	maxScriptFile = 256 << 10
+	// maxCommands bounds the commands recorded for one Parse call.
+	maxCommands = 200_000
+)
+
+// Options tell Parse what it may assume about the place the script runs in.
+type Options struct {
+	// Home is the user's home directory, used for ~ and $HOME. Empty means
+	// unknown: such words stay dynamic.
+	Home string
+	// Cwd is the absolute working directory. Empty means unknown.
+	Cwd string
+	// Env holds environment variables whose values may be folded.
+	// Variables not listed (other than HOME and PWD) are dynamic.
+	Env map[string]string
+	// ReadScript returns the content of a local script file (absolute
+	// path) that a command would run. Nil means scripts are never read.
+	// It should refuse files it does not want classified (outside the
+	// allowed roots, too large).
+	ReadScript func(path string) ([]byte, error)
+}
+
+type parser struct {
+	opts     Options
+	prog     *Program
+	sp       *syntax.Parser
+	steps    int
+	reparsed int
+	stopped  bool
+}
+
+var parserPool = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+// Parse analyses a shell script. It never fails: problems are reported as
+// Program.Issues, and whatever could be analysed is in Program.Commands.
+func Parse(src string, opts Options) (prog *Program) {
+	p := newParser(opts)
+	defer p.release()
+	defer func() {
+		if r := recover(); r != nil {
+			p.prog.Issues = append(p.prog.Issues, Issue{Kind: ParseError, Detail: fmt.Sprintf("internal error while parsing: %v", r)})
+		}
+		prog = p.prog
+	}()
+	if len(src) > MaxScript {
+		p.issue(TooComplex, Top, fmt.Sprintf("script is %d bytes, more than the %d analysed", len(src), MaxScript))
+		return p.prog
+	}
+	if d := nestingDepth(src); d > MaxNesting {
+		p.issue(TooComplex, Top, fmt.Sprintf("script nests %d levels deep, more than the %d analysed", d, MaxNesting))
+		return p.prog
+	}
+	sc := p.newScope()
+	f, err := p.parseSh(src, Top)
+	if err != nil {
+		// Analyse what can be: a script with a syntax error is still
+		// judged by the commands before the error.
+		p.parseError(err, Top)
+		if f == nil {
+			return p.prog
+		}
+	}
+	fr := &frame{origin: Top, src: src}
+	if err == nil {
+		if inner, name := p.agentShape(f, src); inner != nil {
+			p.prog.Wrapper = name
+			fr.src, fr.stdin = inner.src, inner.stdin
+			p.walkStmts(inner.Stmts, sc, fr)
+			if inner.err == errTooComplex {
+				p.issue(TooComplex, Eval, inner.err.Error())
+			} else if inner.err != nil {
+				p.parseError(inner.err, Eval)
+			}
+			return p.prog
+		}
+	}
+	p.walkStmts(f.Stmts, sc, fr)
+	return p.prog
+}
+
+// ParseArgv analyses an argv that is executed directly (no shell parses
+// the words). Wrappers are unwrapped and nested code (bash -c …) is
+// parsed as for Parse.
+func ParseArgv(argv []string, opts Options) (prog *Program) {
+	p := newParser(opts)
+	defer p.release()
+	defer func() {
+		if r := recover(); r != nil {
+			p.prog.Issues = append(p.prog.Issues, Issue{Kind: ParseError, Detail: fmt.Sprintf("internal error while parsing: %v", r)})
+		}
+		prog = p.prog
+	}()
+	total := 0
+	for _, a := range argv {
+		total += len(a)
+	}
+	if total > MaxScript {
+		p.issue(TooComplex, Top, fmt.Sprintf("arguments are %d bytes, more than the %d analysed", total, MaxScript))
+		return p.prog
+	}
+	if len(argv) == 0 {
+		return p.prog
+	}
+	sc := p.newScope()
+	fr := &frame{origin: Top}
+	args := make([]Word, len(argv))
+	for i, a := range argv {
+		args[i] = Static(a)
+	}
+	cmd := &Command{Args: args, Dir: sc.dir, DirKnown: sc.dirKnown}
+	p.finish(cmd, sc, fr)
+	return p.prog
+}
+
+func newParser(opts Options) *parser {
+	if opts.Cwd != "" {
+		opts.Cwd = path.Clean(opts.Cwd)
+	}
+	return &parser{opts: opts, prog: &Program{}, sp: parserPool.Get().(*syntax.Parser)}
+}
+
+func (p *parser) release() {
+	if p.sp != nil {
+		parserPool.Put(p.sp)
+		p.sp = nil
+	}
+}
+
+func (p *parser) issue(k IssueKind, o Origin, detail string) {
+	for _, is := range p.prog.Issues {
+		if is.Kind == k && is.Detail == detail {
+			return
+		}
+	}
+	p.prog.Issues = append(p.prog.Issues, Issue{Kind: k, Detail: detail, Origin: o})
+}
+
+func (p *parser) parseError(err error, o Origin) {
+	p.issue(ParseError, o, err.Error())
+}
+
+// step counts work and reports whether analysis may continue.
+func (p *parser) step() bool {
+	if p.stopped {
+		return false
+	}
+	p.steps++
+	if p.steps > maxSteps || len(p.prog.Commands) > maxCommands {
+		p.stopped = true
+		p.issue(TooComplex, Top, "script needs more analysis work than allowed")
+		return false
+	}
+	return true
+}
+
+func (p *parser) parseSh(src string, o Origin) (f *syntax.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("parser failed: %v", r)
+		}
+	}()
+	return p.sp.Parse(strings.NewReader(src), "")
+}
+
+// nestingDepth is a cheap upper bound of the bracket nesting of src,
+// checked before parsing so pathological input never reaches the parser.
+func nestingDepth(src string) int {
+	depth, max := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '{', '`':
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case ')', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return max
+}
+
+// frame is the context a statement is walked in.
+type frame struct {
+	origin   Origin
+	parent   *Command
+	depth    int
+	src      string
+	stdin    *Input
+	fromFile bool
+}
+
+func (fr *frame) child(o Origin, parent *Command, src string) *frame {
+	return &frame{origin: o, parent: parent, depth: fr.depth + 1, src: src, fromFile: fr.fromFile}
+}
+
+func (fr *frame) text(n syntax.Node) string {
+	if fr.src == "" || n == nil {
+		return ""
+	}
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || e > len(fr.src) || s > e {
+		return ""
+	}
+	return fr.src[s:e]
+}
+
+// scope is the shell state the analysis tracks: variables, the working
+// directory, positional parameters.
+type scope struct {
+	vars     map[string]varVal
+	dir      string
+	dirKnown bool
+	pos      []Word // $1…; nil with posKnown false means unknown
+	posKnown bool
+	arg0     Word
+	shared   *shared
+}
+
+// shared is state common to every scope of one Parse call.
+type shared struct {
+	volatile  map[string]bool // variables assigned inside functions
+	funcs     map[string]bool
+	funcCd    bool
+	downloads map[string]bool // absolute paths written by network commands
+}
+
+type varVal struct {
+	w        Word
+	exported bool
+	unset    bool
+}
+
+func (p *parser) newScope() *scope {
+	sc := &scope{shared: &shared{}}
+	if p.opts.Cwd != "" && path.IsAbs(p.opts.Cwd) {
+		sc.dir, sc.dirKnown = p.opts.Cwd, true
+	}
+	sc.arg0 = Word{Value: "$0", Dynamic: true}
+	return sc
+}
+
+func (sc *scope) clone() *scope {
+	c := *sc
+	if sc.vars != nil {
+		c.vars = make(map[string]varVal, len(sc.vars))
+		for k, v := range sc.vars {
+			c.vars[k] = v
+		}
+	}
+	return &c
+}
+
+// merge folds the state of branches that may or may not have run back
+// into sc: whatever differs becomes unknown.
+func (sc *scope) merge(branches ...*scope) {
+	for _, b := range branches {
+		for k, v := range b.vars {
+			old, ok := sc.vars[k]
+			if !ok || old.w != v.w || old.unset != v.unset {
+				sc.setVar(k, varVal{w: dynWord("$" + k), exported: v.exported || old.exported})
+			}
+		}
+		for k, old := range sc.vars {
+			if _, ok := b.vars[k]; !ok {
+				sc.setVar(k, varVal{w: dynWord("$" + k), exported: old.exported})
+			}
+		}
+		if b.dirKnown != sc.dirKnown || b.dir != sc.dir {
+			sc.dirKnown = false
+		}
+		if b.posKnown != sc.posKnown || !sameWords(b.pos, sc.pos) {
+			sc.posKnown, sc.pos = false, nil
+		}
+	}
+}
+
+func sameWords(a, b []Word) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (sc *scope) setVar(name string, v varVal) {
+	if sc.vars == nil {
+		sc.vars = make(map[string]varVal)
+	}
+	sc.vars[name] = v
+}
+
+func dynWord(display string) Word {
+	return Word{Value: display, Dynamic: true}
+}
+
+// lookup returns a variable's value as a word; ok is false when the
+// value is not known statically.
+func (p *parser) lookup(sc *scope, name string) (Word, bool) {
+	if sc.shared.volatile[name] || sc.shared.volatile["*"] {
+		return dynWord("$" + name), false
+	}
+	if v, ok := sc.vars[name]; ok {
+		if v.unset {
+			return p.envLookup(sc, name)
+		}
+		return v.w, !v.w.Dynamic
+	}
+	return p.envLookup(sc, name)
+}
+
+func (p *parser) envLookup(sc *scope, name string) (Word, bool) {
+	switch name {
+	case "HOME":
+		if p.opts.Home != "" {
+			return Static(p.opts.Home), true
+		}
+	case "PWD":
+		if sc.dirKnown {
+			return Static(sc.dir), true
+		}
+	}
+	if v, ok := p.opts.Env[name]; ok {
+		return Static(v), true
+	}
+	return dynWord("$" + name), false
+}
+
+func (p *parser) emit(cmd *Command, fr *frame) {
+	cmd.Origin = fr.origin
+	if cmd.Parent == nil {
+		cmd.Parent = fr.parent
+	}
+	cmd.Depth = fr.depth
+	cmd.FromFile = fr.fromFile
+	if cmd.Stdin.Kind == InputInherited && fr.stdin != nil {
+		cmd.Stdin = *fr.stdin
+	}
+	p.prog.Commands = append(p.prog.Commands, cmd)
+}
+
+// walkStmts walks a statement list in order.
+func (p *parser) walkStmts(stmts []*syntax.Stmt, sc *scope, fr *frame) {
+	p.prescanFuncs(stmts, sc)
+	for _, st := range stmts {
+		if !p.step() {
+			return
+		}
+		p.walkStmt(st, sc, fr)
+	}
+}
+
+// pipeRes is what walking a statement yields for its caller: the
+// commands that make up a pipeline, in order.
+type pipeRes struct {
+	cmds   []*Command
+	simple bool // only simple commands joined by pipes
+}
+
+func (p *parser) walkStmt(st *syntax.Stmt, sc *scope, fr *frame) pipeRes {
+	if st == nil || !p.step() {
+		return pipeRes{}
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		cmd := p.walkCall(c, st, sc, fr)
+		if cmd == nil {
+			return pipeRes{}
+		}
+		return pipeRes{cmds: []*Command{cmd}, simple: true}
+	case nil:
+		// A bare redirection: "> file".
+		redirs, stdin := p.redirects(st.Redirs, sc, fr)
+		if len(redirs) > 0 {
+			cmd := &Command{Redirs: redirs, Dir: sc.dir, DirKnown: sc.dirKnown, Source: fr.text(st)}
+			if stdin != nil {
+				cmd.Stdin = *stdin
+			}
+			p.emit(cmd, fr)
+			return pipeRes{cmds: []*Command{cmd}}
+		}
+		return pipeRes{}
+	}
+	// A compound command: its redirections apply to everything inside.
+	inner := fr
+	if len(st.Redirs) > 0 {
+		redirs, stdin := p.redirects(st.Redirs, sc, fr)
+		cmd := &Command{Redirs: redirs, Dir: sc.dir, DirKnown: sc.dirKnown, Source: fr.text(st)}
+		p.emit(cmd, fr)
+		if stdin != nil {
+			cp := *fr
+			cp.stdin = stdin
+			inner = &cp
+		}
+	}
+	return p.walkCompound(st.Cmd, sc, inner)
+}
+
+func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes {
+	switch c := cmd.(type) {
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			left := sc.clone()
+			lres := p.walkStmt(c.X, left, fr)
+			in := p.pipeInput(lres)
+			rf := *fr
+			rf.stdin = in
+			right := sc.clone()
+			rres := p.walkStmt(c.Y, right, &rf)
+			sc.merge(left, right)
+			return pipeRes{cmds: append(lres.cmds, rres.cmds...), simple: lres.simple && rres.simple}
+		default: // && and ||: the right side may not run
+			p.walkStmt(c.X, sc, fr)
+			right := sc.clone()
+			p.walkStmt(c.Y, right, fr)
+			sc.merge(right)
+		}
+	case *syntax.Block:
+		p.walkStmts(c.Stmts, sc, fr)
+	case *syntax.Subshell:
+		p.walkStmts(c.Stmts, sc.clone(), fr)
+	case *syntax.IfClause:
+		var branches []*scope
+		for cl := c; cl != nil; cl = cl.Else {
+			p.walkStmts(cl.Cond, sc, fr)
+			b := sc.clone()
+			p.walkStmts(cl.Then, b, fr)
+			branches = append(branches, b)
+		}
+		sc.merge(branches...)
+	case *syntax.WhileClause:
+		p.forgetAssigned(c, sc)
+		p.walkStmts(c.Cond, sc, fr)
+		b := sc.clone()
+		p.walkStmts(c.Do, b, fr)
+		sc.merge(b)
+	case *syntax.ForClause:
+		p.forgetAssigned(c, sc)
+		switch l := c.Loop.(type) {
+		case *syntax.WordIter:
+			p.fieldsOf(l.Items, sc, fr)
+			sc.setVar(l.Name.Value, varVal{w: dynWord("$" + l.Name.Value)})
+		case *syntax.CStyleLoop:
+			p.walkArith(l.Init, sc, fr)
+			p.walkArith(l.Cond, sc, fr)
+			p.walkArith(l.Post, sc, fr)
+		}
+		b := sc.clone()
+		p.walkStmts(c.Do, b, fr)
+		sc.merge(b)
+	case *syntax.CaseClause:
+		p.single(c.Word, sc, fr, false)
+		var branches []*scope
+		for _, it := range c.Items {
+			for _, pat := range it.Patterns {
+				p.walkNested(pat, sc, fr)
+			}
+			b := sc.clone()
+			p.walkStmts(it.Stmts, b, fr)
+			branches = append(branches, b)
+		}
+		sc.merge(branches...)
+	case *syntax.FuncDecl:
+		// The body runs whenever the function is called: classify it now,
+		// in a scope where nothing it assigns is trusted later.
+		b := sc.clone()
+		p.walkStmt(c.Body, b, fr)
+	case *syntax.ArithmCmd:
+		p.walkArith(c.X, sc, fr)
+		p.forgetArith(c.X, sc)
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			p.walkArith(x, sc, fr)
+			p.forgetArith(x, sc)
+		}
+	case *syntax.TestClause:
+		p.walkNested(c.X, sc, fr)
+	case *syntax.DeclClause:
+		p.walkDecl(c, sc, fr)
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			return p.walkStmt(c.Stmt, sc, fr)
+		}
+	case *syntax.CoprocClause:
+		if c.Stmt != nil {
+			p.walkStmt(c.Stmt, sc.clone(), fr)
+		}
+	case *syntax.TestDecl:
+		p.walkStmt(c.Body, sc.clone(), fr)
+	}
+	return pipeRes{}
+}
+
+// pipeInput describes what the left side of a pipe feeds the right side.
+func (p *parser) pipeInput(l pipeRes) *Input {
+	in := &Input{Kind: InputPipe, Upstream: l.cmds}
+	for _, c := range l.cmds {
+		in.Taint |= commandTaint(c)
+	}
+	if l.simple && len(l.cmds) > 0 {
+		if out, ok := foldPipeline(l.cmds); ok {
+			in.Text, in.TextKnown = out, true
+		}
+	}
+	return in
+}
+
+// walkDecl handles declare/export/local/readonly/typeset.
+func (p *parser) walkDecl(c *syntax.DeclClause, sc *scope, fr *frame) {
+	exported := c.Variant.Value == "export"
+	nameref := false
+	for _, a := range c.Args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			w := p.single(a.Value, sc, fr, false)
+			if !w.Dynamic && strings.HasPrefix(w.Value, "-") {
+				if strings.Contains(w.Value, "x") {
+					exported = true
+				}
+				if strings.Contains(w.Value, "n") {
+					nameref = true
+				}
+			}
+			continue
+		}
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		if a.Naked {
+			if v, ok := sc.vars[name]; ok && exported {
+				v.exported = true
+				sc.setVar(name, v)
+			}
+			continue
+		}
+		val := p.assignValue(a, sc, fr)
+		if nameref || a.Index != nil {
+			val = dynWord("$" + name)
+		}
+		sc.setVar(name, varVal{w: val, exported: exported})
+		p.commandVar(name, val, sc, fr, nil)
+	}
+	if len(c.Args) == 0 || c.Variant.Value == "declare" || c.Variant.Value == "typeset" {
+		// declare -f/-p print; nothing to classify.
+		return
+	}
+}
+
+// walkCall evaluates a simple command and records it.
+func (p *parser) walkCall(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, fr *frame) *Command {
+	args := p.fieldsOf(ce.Args, sc, fr)
+	redirs, stdin := p.redirects(st.Redirs, sc, fr)
+	if len(args) == 0 {
+		// Only assignments (or arguments that expanded to nothing): they
+		// change the shell's own variables.
+		for _, a := range ce.Assigns {
+			if a.Name == nil {
+				continue
+			}
+			val := p.assignValue(a, sc, fr)
+			if a.Index != nil || a.Array != nil {
+				val = dynWord("$" + a.Name.Value)
+			}
+			old := sc.vars[a.Name.Value]
+			sc.setVar(a.Name.Value, varVal{w: val, exported: old.exported})
+			p.commandVar(a.Name.Value, val, sc, fr, nil)
+		}
+		if len(redirs) > 0 {
+			cmd := &Command{Redirs: redirs, Dir: sc.dir, DirKnown: sc.dirKnown, Source: fr.text(st)}
+			if stdin != nil {
+				cmd.Stdin = *stdin
+			}
+			p.emit(cmd, fr)
+			return cmd
+		}
+		return nil
+	}
+	cmd := &Command{Args: args, Redirs: redirs, Dir: sc.dir, DirKnown: sc.dirKnown, Source: fr.text(st)}
+	if stdin != nil {
+		cmd.Stdin = *stdin
+	}
+	for _, a := range ce.Assigns {
+		if a.Name == nil {
+			continue
+		}
+		cmd.Assigns = append(cmd.Assigns, Assign{Name: a.Name.Value, Value: p.assignValue(a, sc, fr)})
+	}
+	p.finish(cmd, sc, fr)
+	return cmd
+}
+
+// redirects evaluates redirections; the returned Input is set when one of
+// them feeds standard input.
+func (p *parser) redirects(rs []*syntax.Redirect, sc *scope, fr *frame) ([]Redirect, *Input) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	var out []Redirect
+	var in *Input
+	for _, r := range rs {
+		red := Redirect{Op: r.Op.String(), Fd: -1}
+		if r.N != nil {
+			red.Fd = atoiDefault(r.N.Value, -2)
+		}
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			red.Target = p.single(r.Word, sc, fr, false)
+			if r.Hdoc != nil {
+				w := p.heredoc(r.Word, r.Hdoc, sc, fr)
+				red.Text, red.TextKnown = w.Value, !w.Dynamic
+				if w.Dynamic {
+					red.Text = w.Prefix
+				}
+				if red.Fd <= 0 {
+					in = &Input{Kind: InputText, Text: red.Text, TextKnown: red.TextKnown, Taint: w.Taint}
+				}
+			} else {
+				red.TextKnown = true
+				if red.Fd <= 0 {
+					in = &Input{Kind: InputText, TextKnown: true}
+				}
+			}
+		case syntax.WordHdoc:
+			w := p.single(r.Word, sc, fr, false)
+			red.Target = w
+			red.Text, red.TextKnown = w.Value+"\n", !w.Dynamic
+			if red.Fd <= 0 {
+				in = &Input{Kind: InputText, Text: red.Text, TextKnown: red.TextKnown, Taint: w.Taint}
+			}
+		default:
+			red.Target = p.single(r.Word, sc, fr, false)
+			if (red.Op == "<" || red.Op == "<>") && red.Fd <= 0 {
+				in = &Input{Kind: InputFile, Path: red.Target, Taint: red.Target.Taint}
+				if red.Target.Proc {
+					in.Text, in.TextKnown = red.Target.Content, red.Target.ContentKnown
+				}
+				if !red.Target.Dynamic && sc.shared.downloads[p.abs(sc.dir, sc.dirKnown, red.Target.Value)] {
+					in.Taint |= Downloaded
+				}
+			}
+		}
+		out = append(out, red)
+	}
+	return out, in
+}
+
+func atoiDefault(s string, def int) int {
+	if s == "" {
+		return def
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' || n > 1<<20 {
+			return def
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// abs resolves a path against a directory; "" when it cannot be known.
+func (p *parser) abs(dir string, dirKnown bool, s string) string {
+	if s == "" {
+		return ""
+	}
+	if path.IsAbs(s) {
+		return path.Clean(s)
+	}
+	if !dirKnown {
+		return ""
+	}
+	return path.Join(dir, s)
+}
+
+// Abs resolves s against the command's directory. ok is false when the
+// result cannot be known statically.
+func (c *Command) Abs(w Word) (string, bool) {
+	if w.Dynamic || w.Value == "" {
+		return "", false
+	}
+	if path.IsAbs(w.Value) {
+		return path.Clean(w.Value), true
+	}
+	if !c.DirKnown {
+		return "", false
+	}
+	return path.Join(c.Dir, w.Value), true
+}
+
+// prescanFuncs records the functions a statement list defines and the
+// variables their bodies assign: those may change at any call, so they
+// are never trusted.
+func (p *parser) prescanFuncs(stmts []*syntax.Stmt, sc *scope) {
+	for _, st := range stmts {
+		fd, ok := st.Cmd.(*syntax.FuncDecl)
+		if !ok {
+			continue
+		}
+		sh := sc.shared
+		if sh.funcs == nil {
+			sh.funcs = make(map[string]bool)
+		}
+		if fd.Name != nil {
+			sh.funcs[fd.Name.Value] = true
+		}
+		names, cd := assignedNames(fd.Body)
+		for _, n := range names {
+			if sh.volatile == nil {
+				sh.volatile = make(map[string]bool)
+			}
+			sh.volatile[n] = true
+		}
+		if cd {
+			sh.funcCd = true
+		}
+	}
+}
+
+// forgetAssigned makes every variable a loop body assigns unknown before
+// the loop runs, since a later iteration sees what an earlier one set.
+func (p *parser) forgetAssigned(n syntax.Node, sc *scope) {
+	names, cd := assignedNames(n)
+	for _, name := range names {
+		if name == "*" {
+			for k, v := range sc.vars {
+				sc.setVar(k, varVal{w: dynWord("$" + k), exported: v.exported})
+			}
+			continue
+		}
+		old := sc.vars[name]
+		sc.setVar(name, varVal{w: dynWord("$" + name), exported: old.exported})
+	}
+	if cd {
+		sc.dirKnown = false
+	}
+}
+
+func (p *parser) forgetArith(x syntax.ArithmExpr, sc *scope) {
+	if x == nil {
+		return
+	}
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BinaryArithm); ok && b.Op >= syntax.Assgn {
+			if w, ok := b.X.(*syntax.Word); ok {
+				if name := w.Lit(); name != "" {
+					sc.setVar(name, varVal{w: dynWord("$" + name)})
+				}
+			}
+		}
+		if u, ok := n.(*syntax.UnaryArithm); ok {
+			if w, ok := u.X.(*syntax.Word); ok {
+				if name := w.Lit(); name != "" && (u.Op == syntax.Inc || u.Op == syntax.Dec) {
+					sc.setVar(name, varVal{w: dynWord("$" + name)})
+				}
+			}
+		}
+		return true
+	})
+}
+
+// assignedNames lists variables a piece of code may assign, and whether
+// it may change directory.
+func assignedNames(n syntax.Node) (names []string, cd bool) {
+	if n == nil {
+		return nil, false
+	}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Assign:
+			if x.Name != nil {
+				names = append(names, x.Name.Value)
+			}
+		case *syntax.WordIter:
+			names = append(names, x.Name.Value)
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 {
+				break
+			}
+			switch x.Args[0].Lit() {
+			case "cd", "pushd", "popd":
+				cd = true
+			case "read", "mapfile", "readarray", "getopts", "printf", "eval", "source", ".", "unset", "declare", "typeset", "local", "export":
+				for _, a := range x.Args[1:] {
+					if l := a.Lit(); l != "" && !strings.HasPrefix(l, "-") {
+						names = append(names, l)
+					}
+				}
+				if l := x.Args[0].Lit(); l == "eval" || l == "source" || l == "." {
+					cd = true
+					names = append(names, "*")
+				}
+			}
+		}
+		return true
+	})
+	return names, cd
+}

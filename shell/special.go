@@ -1,0 +1,1036 @@
+package shell
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// finish unwraps a command, records it, and follows what it runs.
+func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
+	if !p.step() {
+		return
+	}
+	p.markDownloaded(cmd, sc)
+	p.unwrap(cmd, sc)
+	p.emit(cmd, fr)
+	for _, a := range cmd.Assigns {
+		p.commandVar(a.Name, a.Value, sc, fr, cmd)
+	}
+	if len(cmd.Args) == 0 {
+		return
+	}
+	if cmd.Args[0].Dynamic {
+		// The name is only known at run time; it may expand to nothing or
+		// to a wrapper, so the words after it are judged as a command too.
+		if len(cmd.Args) > 1 && !cmd.Args[1].Dynamic && fr.origin != Maybe {
+			child := &Command{Args: cmd.Args[1:], Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin}
+			cf := fr.child(Maybe, cmd, fr.src)
+			cf.depth = fr.depth
+			p.finish(child, sc.clone(), cf)
+		}
+		return
+	}
+	name := cmd.Name()
+	switch {
+	case isShell(name):
+		p.shellRun(cmd, sc, fr)
+	case name == "eval":
+		p.evalRun(cmd, sc, fr)
+	case name == "source" || name == ".":
+		if len(cmd.Args) > 1 {
+			saved, savedKnown := sc.pos, sc.posKnown
+			if len(cmd.Args) > 2 {
+				sc.pos, sc.posKnown = cmd.Args[2:], true
+			}
+			p.scriptFile(cmd, cmd.Args[1], sc, fr, true)
+			if len(cmd.Args) > 2 {
+				sc.pos, sc.posKnown = saved, savedKnown
+			}
+		}
+	case name == "cd" || name == "pushd" || name == "popd" || name == "chdir":
+		p.changeDir(cmd, sc)
+	case name == "trap":
+		if len(cmd.Args) > 2 && cmd.Args[1].Value != "-" && !strings.HasPrefix(cmd.Args[1].Value, "-") {
+			p.nestedWord(cmd.Args[1], Trap, cmd, sc.clone(), fr)
+		}
+	case name == "alias":
+		for _, a := range cmd.Args[1:] {
+			if _, v, ok := isAssignWord(a); ok {
+				p.nestedWord(Word{Value: v, Prefix: v, Taint: a.Taint}, Alias, cmd, sc.clone(), fr)
+			}
+		}
+	case name == "find":
+		p.findExec(cmd, sc, fr)
+	case name == "parallel":
+		p.parallelRun(cmd, sc, fr)
+	case name == "watch":
+		if i := skipOpts(cmd.Args, optSpec{shortVal: "nq", longVal: []string{"interval", "equexit"}}); i > 0 {
+			p.joinedScript(cmd, cmd.Args[i:], sc, fr)
+		}
+	case name == "script":
+		if w, ok := optionValue(cmd.Args, "c", "command"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		}
+	case name == "flock":
+		if w, ok := optionValue(cmd.Args, "c", "command"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		}
+	case name == "su" || name == "runuser" || name == "sg":
+		if w, ok := optionValue(cmd.Args, "c", "command"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		} else if w, ok := optionValue(cmd.Args, "", "session-command"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		} else if name == "sg" && len(cmd.Args) > 2 {
+			p.stringScript(cmd, cmd.Args[2], sc, fr)
+		}
+	case name == "nix-shell":
+		if w, ok := optionValue(cmd.Args, "", "run"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		} else if w, ok := optionValue(cmd.Args, "", "command"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		}
+	case name == "hyperfine":
+		p.hyperfine(cmd, sc, fr)
+	case name == "git":
+		p.gitConfigs(cmd, sc, fr)
+	case name == "unset":
+		for _, a := range cmd.Args[1:] {
+			if !a.Dynamic && !strings.HasPrefix(a.Value, "-") {
+				sc.setVar(a.Value, varVal{unset: true})
+			}
+		}
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts":
+		p.forgetWords(cmd, sc, "adnNptui")
+	case name == "printf":
+		if len(cmd.Args) > 2 && cmd.Args[1].Value == "-v" && !cmd.Args[2].Dynamic {
+			v := dynWord("$" + cmd.Args[2].Value)
+			if out, ok := foldPrintfWords(cmd.Args[3:]); ok {
+				v = Word{Value: out, Prefix: out}
+			}
+			sc.setVar(cmd.Args[2].Value, varVal{w: v})
+		}
+	case name == "set":
+		for i, a := range cmd.Args[1:] {
+			if a.Value == "--" {
+				sc.pos, sc.posKnown = cmd.Args[i+2:], true
+				break
+			}
+		}
+	case name == "shift":
+		sc.pos, sc.posKnown = nil, false
+	case name == "pwsh" || name == "powershell":
+		p.powershellRun(cmd, sc, fr)
+	case name == "cmd":
+		p.cmdRun(cmd, sc, fr)
+	case sc.shared.funcs[name]:
+		if sc.shared.funcCd {
+			sc.dirKnown = false
+		}
+	case strings.Contains(cmd.Args[0].Value, "/"):
+		p.directRun(cmd, sc, fr)
+	}
+	p.recordDownload(cmd, sc)
+}
+
+func foldPrintfWords(ws []Word) (string, bool) {
+	vals := make([]string, len(ws))
+	for i, w := range ws {
+		if w.Dynamic {
+			return "", false
+		}
+		vals[i] = w.Value
+	}
+	return foldPrintf(vals)
+}
+
+// forgetWords makes the variables named by a command's operands unknown
+// (read x y, mapfile arr). Options in withVal take a value.
+func (p *parser) forgetWords(cmd *Command, sc *scope, withVal string) {
+	args := cmd.Args[1:]
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			if strings.IndexByte(withVal, v[len(v)-1]) >= 0 {
+				if v[len(v)-1] == 'a' && i+1 < len(args) {
+					sc.setVar(args[i+1].Value, varVal{w: dynWord("$" + args[i+1].Value)})
+				}
+				i++
+			}
+			continue
+		}
+		if !args[i].Dynamic {
+			sc.setVar(v, varVal{w: dynWord("$" + v)})
+		}
+	}
+	if cmd.Name() == "mapfile" || cmd.Name() == "readarray" {
+		sc.setVar("MAPFILE", varVal{w: dynWord("$MAPFILE")})
+	}
+	if cmd.Name() == "read" {
+		sc.setVar("REPLY", varVal{w: dynWord("$REPLY")})
+	}
+}
+
+// optionValue finds the value of -s VALUE / -sVALUE / --long=VALUE /
+// --long VALUE anywhere in args.
+func optionValue(args []Word, short, long string) (Word, bool) {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a.Dynamic {
+			continue
+		}
+		v := a.Value
+		if v == "--" {
+			break
+		}
+		if long != "" && (v == "--"+long) && i+1 < len(args) {
+			return args[i+1], true
+		}
+		if long != "" && strings.HasPrefix(v, "--"+long+"=") {
+			return Word{Value: v[len(long)+3:], Taint: a.Taint}.fix(), true
+		}
+		if short != "" && len(v) > 1 && v[0] == '-' && v[1] != '-' {
+			if k := strings.Index(v[1:], short); k >= 0 {
+				rest := v[1+k+len(short):]
+				if rest != "" {
+					return Word{Value: rest, Taint: a.Taint}.fix(), true
+				}
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+			}
+		}
+	}
+	return Word{}, false
+}
+
+// shellRun follows the program a shell command runs.
+func (p *parser) shellRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	cflag, sflag := false, false
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		if a.Dynamic {
+			if cflag {
+				break
+			}
+			cmd.Script = &ScriptRun{Kind: ScriptString, Why: "the shell's options are only known at run time", Taint: a.Taint}
+			return
+		}
+		v := a.Value
+		if v == "--" || v == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			switch v {
+			case "--rcfile", "--init-file":
+				i++
+			}
+			i++
+			continue
+		}
+		if len(v) > 1 && (v[0] == '-' || v[0] == '+') {
+			takes := 0
+			for _, c := range v[1:] {
+				switch c {
+				case 'c':
+					cflag = v[0] == '-'
+				case 's':
+					sflag = true
+				case 'o', 'O':
+					takes++
+				}
+			}
+			i += 1 + takes
+			continue
+		}
+		break
+	}
+	if cflag {
+		if i >= len(args) {
+			if cmd.ExtraArgs {
+				cmd.Script = &ScriptRun{Kind: ScriptString, Why: "the script comes from the input at run time", Taint: cmd.Stdin.Taint}
+			}
+			return
+		}
+		script := args[i]
+		cmd.Script = &ScriptRun{Kind: ScriptString, Taint: script.Taint}
+		if script.Dynamic {
+			cmd.Script.Why = "the script is only known at run time"
+			return
+		}
+		child := p.childScope(sc, cmd)
+		if i+1 < len(args) {
+			child.arg0 = args[i+1]
+			child.pos, child.posKnown = args[min(i+2, len(args)):], true
+		} else {
+			child.pos, child.posKnown = nil, true
+		}
+		cmd.Script.Known = p.nestedSh(script.Value, ShellC, cmd, child, fr, false)
+		return
+	}
+	if i < len(args) && !sflag {
+		child := p.childScope(sc, cmd)
+		child.arg0 = args[i]
+		child.pos, child.posKnown = args[i+1:], true
+		p.scriptFileScope(cmd, args[i], child, fr)
+		return
+	}
+	child := p.childScope(sc, cmd)
+	child.pos, child.posKnown = args[i:], true
+	p.stdinScript(cmd, child, fr)
+}
+
+// childScope is the state a new shell process starts with: exported
+// variables and the command's own assignments.
+func (p *parser) childScope(sc *scope, cmd *Command) *scope {
+	child := &scope{shared: sc.shared, dir: cmd.Dir, dirKnown: cmd.DirKnown, arg0: dynWord("$0")}
+	for k, v := range sc.vars {
+		if v.exported {
+			child.setVar(k, v)
+		}
+	}
+	for _, a := range cmd.Assigns {
+		child.setVar(a.Name, varVal{w: a.Value, exported: true})
+	}
+	return child
+}
+
+// stdinScript follows a shell that reads its program from stdin.
+func (p *parser) stdinScript(cmd *Command, sc *scope, fr *frame) {
+	in := cmd.Stdin
+	sr := &ScriptRun{Kind: ScriptStdin, Taint: in.Taint}
+	cmd.Script = sr
+	switch in.Kind {
+	case InputInherited:
+		sr.Kind = ScriptInteractive
+		sr.Why = "the shell reads commands from the terminal or the caller's input"
+		return
+	case InputFile:
+		if in.TextKnown {
+			sr.Known = p.nestedSh(in.Text, StdinScript, cmd, sc, fr, false)
+			return
+		}
+		sr.Path = in.Path
+		if in.Path.Proc {
+			sr.Why = "the script comes from a process substitution"
+			return
+		}
+		text, why := p.readFile(cmd, in.Path, sc)
+		if why != "" {
+			sr.Why = why
+			return
+		}
+		sr.Known = p.nestedSh(text, ScriptFile, cmd, sc, fr, true)
+		return
+	}
+	if !in.TextKnown {
+		if in.Kind == InputPipe {
+			sr.Why = "the script comes from a pipe: " + upstreamNames(in.Upstream)
+		} else {
+			sr.Why = "the script is only known at run time"
+		}
+		return
+	}
+	sr.Known = p.nestedSh(in.Text, StdinScript, cmd, sc, fr, false)
+}
+
+func upstreamNames(cmds []*Command) string {
+	var names []string
+	for _, c := range cmds {
+		if n := c.Name(); n != "" {
+			names = append(names, n)
+		} else if len(c.Args) > 0 {
+			names = append(names, c.Args[0].Value)
+		}
+	}
+	if len(names) == 0 {
+		return "an unknown command"
+	}
+	return strings.Join(names, " | ")
+}
+
+// evalRun follows eval: its words joined by spaces are parsed in the
+// current shell.
+func (p *parser) evalRun(cmd *Command, sc *scope, fr *frame) {
+	if len(cmd.Args) < 2 {
+		return
+	}
+	var parts []string
+	var t Taint
+	for _, a := range cmd.Args[1:] {
+		t |= a.Taint
+		if a.Dynamic {
+			cmd.Script = &ScriptRun{Kind: ScriptString, Why: "the evaluated text is only known at run time", Taint: t | taintOf(cmd.Args[1:])}
+			return
+		}
+		parts = append(parts, a.Value)
+	}
+	cmd.Script = &ScriptRun{Kind: ScriptString, Taint: t}
+	cmd.Script.Known = p.nestedSh(strings.Join(parts, " "), Eval, cmd, sc, fr, false)
+}
+
+func taintOf(ws []Word) Taint {
+	var t Taint
+	for _, w := range ws {
+		t |= w.Taint
+	}
+	return t
+}
+
+// stringScript parses a command string given to a wrapper (su -c,
+// flock -c, script -c, nix-shell --run).
+func (p *parser) stringScript(cmd *Command, w Word, sc *scope, fr *frame) {
+	cmd.Script = &ScriptRun{Kind: ScriptString, Taint: w.Taint}
+	if w.Dynamic {
+		cmd.Script.Why = "the command string is only known at run time"
+		return
+	}
+	cmd.Script.Known = p.nestedSh(w.Value, ShellC, cmd, p.childScope(sc, cmd), fr, false)
+}
+
+// joinedScript parses words joined by spaces as a shell command (watch).
+func (p *parser) joinedScript(cmd *Command, words []Word, sc *scope, fr *frame) {
+	var parts []string
+	for _, w := range words {
+		if w.Dynamic {
+			cmd.Script = &ScriptRun{Kind: ScriptString, Why: "the command is only known at run time", Taint: taintOf(words)}
+			return
+		}
+		parts = append(parts, w.Value)
+	}
+	p.stringScript(cmd, Static(strings.Join(parts, " ")), sc, fr)
+}
+
+// nestedWord parses a word's value as shell code (trap, alias).
+func (p *parser) nestedWord(w Word, o Origin, cmd *Command, sc *scope, fr *frame) {
+	if w.Dynamic {
+		child := &Command{Args: []Word{w}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+		p.emit(child, fr.child(o, cmd, fr.src))
+		return
+	}
+	p.nestedSh(w.Value, o, cmd, sc, fr, false)
+}
+
+// nestedSh parses and walks nested shell code; it reports whether the code
+// could be analysed.
+func (p *parser) nestedSh(src string, o Origin, parent *Command, sc *scope, fr *frame, fromFile bool) bool {
+	if !p.step() {
+		return false
+	}
+	if fr.depth+1 > maxReparse {
+		p.issue(TooComplex, o, fmt.Sprintf("code nested more than %d levels deep", maxReparse))
+		return false
+	}
+	p.reparsed += len(src)
+	if p.reparsed > maxReparseBytes {
+		p.issue(TooComplex, o, "nested code larger than the analysis allows")
+		return false
+	}
+	if d := nestingDepth(src); d > MaxNesting {
+		p.issue(TooComplex, o, fmt.Sprintf("nested code nests %d levels deep", d))
+		return false
+	}
+	f, err := p.parseSh(src, o)
+	cf := fr.child(o, parent, src)
+	cf.fromFile = fr.fromFile || fromFile
+	if f != nil {
+		p.walkStmts(f.Stmts, sc, cf)
+	}
+	if err != nil {
+		p.issue(ParseError, o, fmt.Sprintf("%s: %v", o, err))
+		return false
+	}
+	return true
+}
+
+// scriptFile follows sh FILE, source FILE: same says the file runs in the
+// current shell (source).
+func (p *parser) scriptFile(cmd *Command, w Word, sc *scope, fr *frame, same bool) {
+	target := sc
+	if !same {
+		target = p.childScope(sc, cmd)
+	}
+	p.scriptFileScope(cmd, w, target, fr)
+}
+
+func (p *parser) scriptFileScope(cmd *Command, w Word, sc *scope, fr *frame) {
+	sr := &ScriptRun{Kind: ScriptPath, Path: w, Taint: w.Taint}
+	cmd.Script = sr
+	if w.Proc {
+		if w.ContentKnown {
+			sr.Known = p.nestedSh(w.Content, StdinScript, cmd, sc, fr, false)
+		} else {
+			sr.Why = "the script comes from a process substitution"
+		}
+		return
+	}
+	if abs, ok := cmd.Abs(w); ok && (abs == "/dev/stdin" || abs == "/proc/self/fd/0" || abs == "/dev/fd/0") {
+		p.stdinScript(cmd, sc, fr)
+		cmd.Script.Kind = ScriptPath
+		return
+	}
+	text, why := p.readFile(cmd, w, sc)
+	if abs, ok := cmd.Abs(w); ok && sc.shared.downloads[abs] {
+		sr.Taint |= Downloaded
+	}
+	if why != "" {
+		sr.Why = why
+		return
+	}
+	sr.Known = p.nestedSh(text, ScriptFile, cmd, sc, fr, true)
+}
+
+// readFile reads a local script through Options.ReadScript; why explains
+// a failure.
+func (p *parser) readFile(cmd *Command, w Word, sc *scope) (string, string) {
+	abs, ok := cmd.Abs(w)
+	if !ok {
+		return "", "the script's path is only known at run time"
+	}
+	if sc.shared.downloads[abs] {
+		return "", "the script is downloaded by an earlier command"
+	}
+	if p.opts.ReadScript == nil {
+		return "", "scripts are not read"
+	}
+	data, err := p.opts.ReadScript(abs)
+	if err != nil {
+		return "", "cannot read " + abs + ": " + err.Error()
+	}
+	if len(data) > maxScriptFile {
+		return "", fmt.Sprintf("%s is larger than %d bytes", abs, maxScriptFile)
+	}
+	if isBinary(data) {
+		return "", abs + " is not a text file"
+	}
+	return string(data), ""
+}
+
+func isBinary(data []byte) bool {
+	head := data
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// systemDirs hold installed programs; running one by path is like
+// running it from PATH, not running a local script.
+var systemDirs = []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/", "/nix/", "/snap/", "/System/", "/Library/", "/Applications/", "/etc/"}
+
+// directRun follows ./x.sh and path/to/x: small text scripts are read and
+// their commands analysed.
+func (p *parser) directRun(cmd *Command, sc *scope, fr *frame) {
+	w := cmd.Args[0]
+	for _, d := range systemDirs {
+		if strings.HasPrefix(w.Value, d) {
+			return
+		}
+	}
+	abs, ok := cmd.Abs(w)
+	if !ok {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: "the program's path is only known at run time"}
+		return
+	}
+	if sc.shared.downloads[abs] {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Taint: Downloaded, Why: "the program is downloaded by an earlier command"}
+		return
+	}
+	if p.opts.ReadScript == nil {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: "scripts are not read"}
+		return
+	}
+	data, err := p.opts.ReadScript(abs)
+	if err != nil {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: "cannot read " + abs + ": " + err.Error()}
+		return
+	}
+	if isExecutableImage(data) {
+		// A compiled program: nothing to read, judged like any program.
+		return
+	}
+	if len(data) > maxScriptFile {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: fmt.Sprintf("%s is larger than %d bytes", abs, maxScriptFile)}
+		return
+	}
+	if isBinary(data) {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: abs + " is neither a script nor a known executable format"}
+		return
+	}
+	interp := shebang(data)
+	if interp != "" && !isShell(interp) {
+		// A script for another interpreter (python, node, …): judged like
+		// running that interpreter on a file.
+		return
+	}
+	child := p.childScope(sc, cmd)
+	child.arg0 = w
+	child.pos, child.posKnown = cmd.Args[1:], true
+	cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w}
+	cmd.Script.Known = p.nestedSh(string(data), ScriptFile, cmd, child, fr, true)
+}
+
+func isExecutableImage(data []byte) bool {
+	switch {
+	case bytes.HasPrefix(data, []byte("\x7fELF")),
+		bytes.HasPrefix(data, []byte("MZ")),
+		bytes.HasPrefix(data, []byte{0xcf, 0xfa, 0xed, 0xfe}),
+		bytes.HasPrefix(data, []byte{0xce, 0xfa, 0xed, 0xfe}),
+		bytes.HasPrefix(data, []byte{0xca, 0xfe, 0xba, 0xbe}),
+		bytes.HasPrefix(data, []byte("\x00asm")):
+		return true
+	}
+	return false
+}
+
+// shebang returns the interpreter named by a #! line ("" without one).
+func shebang(data []byte) string {
+	if !bytes.HasPrefix(data, []byte("#!")) {
+		return ""
+	}
+	line := data[2:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return ""
+	}
+	name := path.Base(fields[0])
+	if name == "env" {
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
+				continue
+			}
+			return path.Base(f)
+		}
+		return ""
+	}
+	return name
+}
+
+// changeDir tracks cd.
+func (p *parser) changeDir(cmd *Command, sc *scope) {
+	if len(cmd.Wrappers) > 0 {
+		for _, w := range cmd.Wrappers {
+			if w.Name != "builtin" && w.Name != "command" {
+				return
+			}
+		}
+	}
+	var target *Word
+	for _, a := range cmd.Args[1:] {
+		if !a.Dynamic && (a.Value == "-L" || a.Value == "-P" || a.Value == "-e" || a.Value == "-@") {
+			continue
+		}
+		if !a.Dynamic && a.Value == "--" {
+			continue
+		}
+		a := a
+		target = &a
+		break
+	}
+	name := cmd.Name()
+	switch {
+	case name == "popd":
+		sc.dirKnown = false
+	case target == nil:
+		if h, ok := p.lookup(sc, "HOME"); ok {
+			sc.dir, sc.dirKnown = h.Value, true
+		} else {
+			sc.dirKnown = false
+		}
+	case target.Dynamic || target.Value == "-" || strings.HasPrefix(target.Value, "+") || strings.HasPrefix(target.Value, "-"):
+		sc.dirKnown = false
+	case path.IsAbs(target.Value):
+		sc.dir, sc.dirKnown = path.Clean(target.Value), true
+	case sc.dirKnown:
+		sc.dir = path.Join(sc.dir, target.Value)
+	}
+}
+
+// findExec follows find … -exec CMD … ; and -execdir/-ok/-okdir.
+func (p *parser) findExec(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		if v != "-exec" && v != "-execdir" && v != "-ok" && v != "-okdir" {
+			continue
+		}
+		j := i + 1
+		for j < len(args) && !(args[j].Value == ";" || args[j].Value == "+") {
+			j++
+		}
+		inner := make([]Word, 0, j-i)
+		for _, w := range args[i+1 : j] {
+			if !w.Dynamic && strings.Contains(w.Value, "{}") {
+				w = Word{Value: w.Value, Dynamic: true, Prefix: w.Value[:strings.Index(w.Value, "{}")]}
+			}
+			inner = append(inner, w)
+		}
+		if len(inner) > 0 {
+			child := &Command{Args: inner, Dir: cmd.Dir, DirKnown: cmd.DirKnown && !strings.HasSuffix(v, "dir"), Parent: cmd,
+				ExtraArgs: j < len(args) && args[j].Value == "+", Stdin: Input{Kind: InputText, TextKnown: true}}
+			cf := fr.child(Wrapped, cmd, fr.src)
+			p.finish(child, sc.clone(), cf)
+		}
+		i = j
+	}
+}
+
+var parallelPlaceholder = strings.NewReplacer("{}", `"$PARALLEL_ITEM"`, "{.}", `"$PARALLEL_ITEM"`, "{/}", `"$PARALLEL_ITEM"`,
+	"{//}", `"$PARALLEL_ITEM"`, "{/.}", `"$PARALLEL_ITEM"`, "{#}", `"$PARALLEL_ITEM"`, "{%}", `"$PARALLEL_ITEM"`)
+
+// parallelRun follows GNU parallel: the command words are joined and run
+// by a shell; without them each input is a command line.
+func (p *parser) parallelRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	i := skipOpts(args, optSpec{shortVal: "jPSadIinNLsCE", longVal: []string{"jobs", "sshlogin", "arg-file", "delimiter", "joblog", "results", "tmpdir", "colsep", "delay", "timeout", "retries", "max-args", "max-replace-args", "workdir", "env", "halt", "memfree", "load", "basefile", "return", "transfer-file", "sshloginfile"}})
+	var words []Word
+	sep := len(args)
+	if i > 0 {
+		for k := i; k < len(args); k++ {
+			if v := args[k].Value; v == ":::" || v == "::::" || v == ":::+" || v == "::::+" {
+				sep = k
+				break
+			}
+		}
+		words = args[i:sep]
+	}
+	child := p.childScope(sc, cmd)
+	if len(words) > 0 {
+		var parts []string
+		for _, w := range words {
+			if w.Dynamic {
+				cmd.Script = &ScriptRun{Kind: ScriptString, Why: "the command is only known at run time", Taint: taintOf(words)}
+				return
+			}
+			parts = append(parts, parallelPlaceholder.Replace(w.Value))
+		}
+		cmd.Script = &ScriptRun{Kind: ScriptString}
+		cmd.Script.Known = p.nestedSh(strings.Join(parts, " "), Wrapped, cmd, child, fr, false)
+		return
+	}
+	// No command: every input is a command line.
+	if sep < len(args) && args[sep].Value == ":::" {
+		cmd.Script = &ScriptRun{Kind: ScriptString, Known: true}
+		for _, w := range args[sep+1:] {
+			if v := w.Value; v == ":::" || v == "::::" {
+				break
+			}
+			if w.Dynamic {
+				cmd.Script.Known = false
+				cmd.Script.Why = "the command is only known at run time"
+				cmd.Script.Taint |= w.Taint
+				continue
+			}
+			if !p.nestedSh(w.Value, Wrapped, cmd, child, fr, false) {
+				cmd.Script.Known = false
+			}
+		}
+		return
+	}
+	p.stdinScript(cmd, child, fr)
+}
+
+// hyperfine runs each of its command arguments (and --prepare,
+// --cleanup, --setup, --conclude, --reference values) with a shell.
+func (p *parser) hyperfine(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	valueOpts := map[string]int{"-w": 1, "--warmup": 1, "-r": 1, "--runs": 1, "-m": 1, "--min-runs": 1, "-M": 1, "--max-runs": 1,
+		"-L": 2, "--parameter-list": 2, "-P": 3, "--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-S": 1, "--shell": 1,
+		"-n": 1, "--command-name": 1, "--export-asciidoc": 1, "--export-csv": 1, "--export-json": 1, "--export-markdown": 1,
+		"--export-orgmode": 1, "--output": 1, "--style": 1, "--sort": 1, "-u": 1, "--time-unit": 1, "--input": 1, "--min-benchmarking-time": 1}
+	cmdOpts := map[string]bool{"-p": true, "--prepare": true, "-c": true, "--cleanup": true, "-s": true, "--setup": true, "--conclude": true, "--reference": true}
+	child := p.childScope(sc, cmd)
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		if n, ok := valueOpts[v]; ok && !args[i].Dynamic {
+			i += n
+			continue
+		}
+		if cmdOpts[v] && i+1 < len(args) {
+			i++
+			p.nestedWord(args[i], ShellC, cmd, child, fr)
+			continue
+		}
+		if strings.HasPrefix(v, "-") && !args[i].Dynamic {
+			continue
+		}
+		p.nestedWord(args[i], ShellC, cmd, child, fr)
+	}
+}
+
+// gitConfigs follows git -c KEY=VALUE for keys whose value is a command.
+func (p *parser) gitConfigs(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "-c" && i+1 < len(args):
+			i++
+			p.gitConfig(args[i], cmd, sc, fr)
+		case strings.HasPrefix(v, "-c") && len(v) > 2:
+			p.gitConfig(Word{Value: v[2:], Dynamic: args[i].Dynamic, Taint: args[i].Taint}.fix(), cmd, sc, fr)
+		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env":
+			i++
+		case strings.HasPrefix(v, "-"):
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) gitConfig(kv Word, cmd *Command, sc *scope, fr *frame) {
+	key, val, _ := strings.Cut(kv.Value, "=")
+	key = strings.ToLower(key)
+	if !GitCommandKey(key) {
+		return
+	}
+	if kv.Dynamic {
+		child := &Command{Args: []Word{kv}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+		p.emit(child, fr.child(ConfigCommand, cmd, fr.src))
+		return
+	}
+	if strings.HasPrefix(key, "alias.") {
+		if strings.HasPrefix(val, "!") {
+			p.nestedSh(val[1:], ConfigCommand, cmd, p.childScope(sc, cmd), fr, false)
+			return
+		}
+		// A git alias: git followed by the alias words.
+		ws := []Word{Static("git")}
+		for _, s := range splitWords(val) {
+			ws = append(ws, Static(s))
+		}
+		child := &Command{Args: ws, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+		p.finish(child, sc.clone(), fr.child(ConfigCommand, cmd, fr.src))
+		return
+	}
+	if key == "core.fsmonitor" || strings.HasPrefix(key, "pager.") {
+		switch strings.ToLower(val) {
+		case "", "true", "false", "yes", "no", "on", "off", "1", "0":
+			return
+		}
+	}
+	if key == "credential.helper" {
+		if strings.HasPrefix(val, "!") {
+			val = val[1:]
+		} else if !strings.Contains(val, "/") {
+			val = "git-credential-" + val
+		}
+	}
+	p.nestedSh(val, ConfigCommand, cmd, p.childScope(sc, cmd), fr, false)
+}
+
+// GitCommandKey reports whether a git configuration key (lower case)
+// holds a command that git runs.
+func GitCommandKey(key string) bool {
+	switch key {
+	case "core.sshcommand", "core.fsmonitor", "core.pager", "core.editor", "core.askpass", "sequence.editor",
+		"diff.external", "credential.helper", "gpg.program", "uploadpack.packobjectshook", "interactive.difffilter",
+		"web.browser", "core.gitproxy", "receive.procreceiverefs", "ssh.variant":
+		return key != "ssh.variant" && key != "receive.procreceiverefs"
+	}
+	if strings.HasPrefix(key, "alias.") || strings.HasPrefix(key, "pager.") {
+		return true
+	}
+	parts := strings.Split(key, ".")
+	if len(parts) >= 3 {
+		last := parts[len(parts)-1]
+		switch parts[0] {
+		case "diff":
+			return last == "command" || last == "textconv"
+		case "merge":
+			return last == "driver"
+		case "filter":
+			return last == "clean" || last == "smudge" || last == "process"
+		case "gpg":
+			return last == "program"
+		case "browser", "man", "mergetool", "difftool":
+			return last == "cmd" || last == "path"
+		case "remote":
+			return last == "uploadpack" || last == "receivepack" || last == "proxy"
+		}
+	}
+	return false
+}
+
+// commandVars are environment variables whose value a program runs as a
+// command.
+var commandVars = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_EDITOR": true, "GIT_PAGER": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_ASKPASS": true, "GIT_SEQUENCE_EDITOR": true, "GIT_PROXY_COMMAND": true, "SSH_ASKPASS": true,
+	"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "BROWSER": true, "LESSOPEN": true,
+	"LESSCLOSE": true, "PROMPT_COMMAND": true, "SUDO_ASKPASS": true, "SYSTEMD_PAGER": true,
+}
+
+// IsCommandVar reports whether an environment variable holds a command
+// that programs run.
+func IsCommandVar(name string) bool { return commandVars[name] }
+
+// commandVar parses the value of a command-holding variable.
+func (p *parser) commandVar(name string, val Word, sc *scope, fr *frame, cmd *Command) {
+	switch {
+	case commandVars[name]:
+		if val.Value == "" && !val.Dynamic {
+			return
+		}
+		v := val
+		if name == "LESSOPEN" || name == "LESSCLOSE" {
+			v.Value = strings.TrimLeft(strings.ReplaceAll(v.Value, "%s", "FILE"), "|-")
+		}
+		anchor := cmd
+		if anchor == nil {
+			anchor = &Command{Dir: sc.dir, DirKnown: sc.dirKnown}
+		}
+		p.nestedWord(v, ConfigCommand, anchor, p.childScope(sc, anchor), fr)
+	case name == "BASH_ENV" || name == "ENV":
+		if cmd == nil || val.Value == "" {
+			return
+		}
+		if n := cmd.Name(); isShell(n) {
+			src := &Command{Args: []Word{Static("source"), val}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+			p.finish(src, p.childScope(sc, cmd), fr.child(ConfigCommand, cmd, fr.src))
+		}
+	case name == "GIT_CONFIG_PARAMETERS":
+		if val.Dynamic || cmd == nil {
+			return
+		}
+		for _, kv := range splitWords(val.Value) {
+			p.gitConfig(Static(kv), cmd, sc, fr)
+		}
+	case strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		if cmd == nil {
+			return
+		}
+		n := strings.TrimPrefix(name, "GIT_CONFIG_VALUE_")
+		for _, a := range cmd.Assigns {
+			if a.Name == "GIT_CONFIG_KEY_"+n {
+				p.gitConfig(Word{Value: a.Value.Value + "=" + val.Value, Dynamic: a.Value.Dynamic || val.Dynamic}.fix(), cmd, sc, fr)
+			}
+		}
+	}
+}
+
+// markDownloaded taints arguments naming files fetched earlier.
+func (p *parser) markDownloaded(cmd *Command, sc *scope) {
+	if len(sc.shared.downloads) == 0 {
+		return
+	}
+	for i, a := range cmd.Args {
+		if abs, ok := cmd.Abs(a); ok && sc.shared.downloads[abs] {
+			cmd.Args[i].Taint |= Downloaded
+		}
+	}
+}
+
+// recordDownload remembers files that a command writes with data from the
+// network, so that running them later is seen as running downloaded code.
+func (p *parser) recordDownload(cmd *Command, sc *scope) {
+	net := IsNetworkSource(cmd)
+	fed := cmd.Stdin.Taint&(Network|Downloaded) != 0 || taintOf(cmd.Args)&(Network|Downloaded) != 0
+	if !net && !fed {
+		return
+	}
+	add := func(w Word) {
+		if abs, ok := cmd.Abs(w); ok && abs != "/dev/null" && abs != "-" {
+			if sc.shared.downloads == nil {
+				sc.shared.downloads = make(map[string]bool)
+			}
+			sc.shared.downloads[abs] = true
+		}
+	}
+	for _, r := range cmd.Redirs {
+		if r.Writes() && (r.Fd == -1 || r.Fd == 1) {
+			add(r.Target)
+		}
+	}
+	name := cmd.Name()
+	args := cmd.Args
+	switch name {
+	case "curl":
+		for i := 1; i < len(args); i++ {
+			v := args[i].Value
+			switch {
+			case (v == "-o" || v == "--output") && i+1 < len(args):
+				add(args[i+1])
+				i++
+			case strings.HasPrefix(v, "--output="):
+				add(Static(v[len("--output="):]))
+			case strings.HasPrefix(v, "-o") && len(v) > 2 && !strings.HasPrefix(v, "--"):
+				add(Static(v[2:]))
+			case v == "-O" || v == "--remote-name" || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "O")):
+				for _, u := range args[1:] {
+					if b := urlBase(u.Value); b != "" {
+						add(Static(b))
+					}
+				}
+			}
+		}
+	case "wget":
+		out := ""
+		for i := 1; i < len(args); i++ {
+			v := args[i].Value
+			switch {
+			case (v == "-O" || v == "--output-document") && i+1 < len(args):
+				out = args[i+1].Value
+				i++
+			case strings.HasPrefix(v, "--output-document="):
+				out = v[len("--output-document="):]
+			case strings.HasPrefix(v, "-O") && len(v) > 2:
+				out = v[2:]
+			}
+		}
+		if out != "" {
+			add(Static(out))
+		} else {
+			for _, u := range args[1:] {
+				if b := urlBase(u.Value); b != "" {
+					add(Static(b))
+				}
+			}
+		}
+	case "tee":
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a.Value, "-") {
+				add(a)
+			}
+		}
+	case "cp", "mv", "install":
+		if len(args) > 2 && taintOf(args[1:len(args)-1])&(Network|Downloaded) != 0 {
+			add(args[len(args)-1])
+		}
+	}
+}
+
+func urlBase(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	if j := strings.IndexAny(rest, "?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	k := strings.IndexByte(rest, '/')
+	if k < 0 {
+		return ""
+	}
+	b := path.Base(rest[k:])
+	if b == "/" || b == "." || b == "" {
+		return ""
+	}
+	return b
+}
+
+// walkScript walks parsed statements in a fresh frame (used by the agent
+// wrapper shapes).
+func (p *parser) walkFile(f *syntax.File, sc *scope, fr *frame) {
+	p.walkStmts(f.Stmts, sc, fr)
+}

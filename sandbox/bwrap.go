@@ -69,8 +69,8 @@ var bwRootSecrets = []string{
 	"/etc/krb5.keytab",
 	"/etc/letsencrypt",
 	"/etc/libvirt/secrets",
-	"/root",
 	"/var/backups",
+	"/var/lib/lxd", "/var/snap/lxd", "/var/lib/incus", // their sockets give root
 	"/var/lib/docker", "/var/lib/containerd", "/var/lib/kubelet",
 	"/var/lib/private", "/var/lib/sss", "/var/lib/tailscale",
 	"/var/lib/NetworkManager", "/var/lib/sudo",
@@ -169,6 +169,12 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 		}
 	}
 	if h.UID == 0 {
+		// The command's uid is host root without capabilities: /proc/sys
+		// and /proc/sysrq-trigger, owned by root, would be writable
+		// (kernel.core_pattern, a reboot). bwrap covers only /proc/irq and
+		// /proc/bus itself.
+		args = append(args, "--ro-bind", "/proc/sys", "/proc/sys",
+			"--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger")
 		for _, s := range bwRootSecrets {
 			args = append(args, b.mask(s)...)
 		}

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -354,6 +356,31 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	return proc, nil
 }
 
+// waitPidfd blocks until the process behind fd has exited.
+func waitPidfd(fd int) {
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(pfd, -1)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// waitGone polls for a process to disappear, for kernels without pidfds.
+func waitGone(pid int) {
+	for i := 0; i < 500; i++ {
+		if err := unix.Kill(pid, 0); err == unix.ESRCH {
+			return
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(b), ") Z ") {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		if f != nil {
@@ -428,13 +455,21 @@ func (b *bwrapProcess) Wait() (Status, error) {
 
 func (b *bwrapProcess) wait() (Status, error) {
 	werr := b.cmd.Wait()
+	// bwrap returns as soon as the command exits; the sandbox's init then
+	// kills whatever is left. Its pidfd turns readable only once it has
+	// exited, which it does after every other process of its pid
+	// namespace is gone.
 	b.mu.Lock()
 	b.done = true
-	if b.pidfd >= 0 {
-		unix.Close(b.pidfd)
-		b.pidfd = -1
-	}
+	fd := b.pidfd
+	b.pidfd = -1
 	b.mu.Unlock()
+	if fd >= 0 {
+		waitPidfd(fd)
+		unix.Close(fd)
+	} else if b.childPID > 0 {
+		waitGone(b.childPID)
+	}
 
 	// bwrap has exited, so its init and everything in the pid namespace are
 	// gone; the status pipe holds the rest of what it wrote.
@@ -469,13 +504,11 @@ func (b *bwrapProcess) wait() (Status, error) {
 		// bwrap itself was killed (Kill, or from outside).
 		return statusOf(ps), nil
 	case b.childPID > 0 && ps != nil && ps.ExitCode() == 1:
-		// The sandbox started but no exit code came back: bwrap's execvp
-		// of the command failed (its message is on stderr).
-		_, code, err := lookPathEnv(b.argv0, b.env, b.cwd)
-		if err == nil || code == 0 {
-			code = 127
-		}
-		return Status{ExitCode: code}, nil
+		// The sandbox's process started but no exit code came back: the
+		// command never ran. Either bwrap could not exec it (found on the
+		// host, not inside: strict mode) or a late setup step failed;
+		// bwrap's message on stderr says which.
+		return Status{ExitCode: 127}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
 	}
 	return statusOf(ps), nil
 }

@@ -265,3 +265,35 @@ func TestBridgeForwardsSignals(t *testing.T) {
 		t.Errorf("SIGINT to an unhandled command: exit %d, want 130", got)
 	}
 }
+
+// BenchmarkBridge measures what the bridge adds to starting a command: bare
+// bwrap running true, against the same bwrap running the bridge which runs
+// true; and the same without bwrap. The test binary stands in for
+// safeexec, so its own start-up (a larger binary) is included.
+func BenchmarkBridge(b *testing.B) {
+	requireBwrap(b)
+	p := benchProxy(b)
+	exe := selfExe(b)
+	dir := filepath.Dir(p.HTTPSocket())
+	bw := []string{"--die-with-parent", "--unshare-net", "--unshare-pid", "--new-session",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", dir, dir}
+	bridge := append([]string{exe, "__bridge"}, BridgeArgs(p.HTTPSocket(), p.SOCKSSocket())...)
+	bridge = append(bridge, "--")
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{
+		{"exec/bare", []string{"/bin/true"}},
+		{"exec/bridge", append(append([]string(nil), bridge...), "/bin/true")},
+		{"bwrap/bare", append(append([]string{"bwrap"}, bw...), "/bin/true")},
+		{"bwrap/bridge", append(append(append([]string{"bwrap"}, bw...), bridge...), "/bin/true")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if out, err := exec.Command(tc.argv[0], tc.argv[1:]...).CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v %s", tc.argv, err, out)
+				}
+			}
+		})
+	}
+}

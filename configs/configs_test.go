@@ -282,6 +282,7 @@ func TestStrictErrors(t *testing.T) {
 		{"empty path", "[filesystem]\ndeny_read = [\"~/.ssh\", \"\"]\n", 2, 24, "filesystem.deny_read", "empty entry"},
 		{"bang in allow list", "[filesystem]\nallow_write = [\"!/x\"]\n", 2, 16, "filesystem.allow_write", `"!"`},
 		{"unknown placeholder", "[filesystem]\ndeny_read = [\"<cache-dir>\"]\n", 2, 14, "filesystem.deny_read", "unknown placeholder"},
+		{"relative audit path", "[audit]\npath = \"logs/audit.log\"\n", 2, 1, "audit.path", "must be absolute"},
 		{"domain with scheme", "[network]\nallowed_domains = [\"https://x.com\"]\n", 2, 20, "network.allowed_domains", "not a host name"},
 	}
 	for _, tt := range tests {
@@ -404,7 +405,7 @@ timeout = "1m"
 	if want := []string{f.cwd, filepath.Join(f.cwd, "sub/build")}; !slices.Equal(e.AllowWrite, want) {
 		t.Errorf("AllowWrite = %q, want %q", e.AllowWrite, want)
 	}
-	if !slices.Contains(e.DenyRead, filepath.Join(f.cwd, "secrets")) || !slices.Contains(e.DenyRead, filepath.Join(f.home, ".ssh")) {
+	if !slices.Contains(e.DenyRead, filepath.Join(f.cwd, "secrets")) || !slices.Contains(e.DenyRead, filepath.Join(f.repo, "secrets")) || !slices.Contains(e.DenyRead, filepath.Join(f.home, ".ssh")) {
 		t.Errorf("DenyRead = %q", e.DenyRead)
 	}
 	if !slices.Contains(e.DenyWrite, "Makefile") {

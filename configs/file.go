@@ -358,6 +358,9 @@ func (p *parsed) check() error {
 		if msg := checkPath(*a); msg != "" {
 			return p.errorAt("audit.path", -1, "audit.path %q: %s", *a, msg)
 		}
+		if plainRelative(*a) {
+			return p.errorAt("audit.path", -1, "audit.path %q must be absolute (or start with ~ or $VARIABLE): a relative log would follow the working directory", *a)
+		}
 	}
 	ints := []struct {
 		key string

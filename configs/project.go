@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -178,11 +179,24 @@ func (l *loader) projectDenyPaths(p *parsed, key string, v *[]string, cur []stri
 		if err != nil {
 			return nil, p.errorAt(key, i, "%s entry %q: %v", key, s, err)
 		}
+		// A relative entry in a project file most likely means "next to
+		// this file"; the working directory may be deeper. Denying both
+		// readings can only protect more.
+		if !keepRelative && plainRelative(s) {
+			ps = append(ps, filepath.Join(filepath.Dir(p.path), s))
+		}
 		for _, q := range ps {
 			cur = addUnique(cur, q, eq)
 		}
 	}
 	return cur, nil
+}
+
+// plainRelative reports whether a path entry is relative as written: no
+// root, no ~, no variable, no placeholder.
+func plainRelative(s string) bool {
+	return s != "" && !filepath.IsAbs(s) && !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~") &&
+		!strings.HasPrefix(s, "$") && !strings.HasPrefix(s, "<")
 }
 
 func containsFold(list []string, s string) bool {

@@ -17,7 +17,7 @@ func ClassifyScript(script string, c *Context) Verdict {
 		c = &Context{}
 	}
 	e := newEnv(c)
-	return Classify(shell.Parse(script, e.shellOptions()), c)
+	return classify(shell.Parse(script, e.shellOptions()), e)
 }
 
 // ClassifyArgv judges an argv run directly (safeexec -- CMD ARG…): argv[0]
@@ -28,15 +28,19 @@ func ClassifyArgv(argv []string, c *Context) Verdict {
 		c = &Context{}
 	}
 	e := newEnv(c)
-	return Classify(shell.ParseArgv(argv, e.shellOptions()), c)
+	return classify(shell.ParseArgv(argv, e.shellOptions()), e)
 }
 
 // Classify judges an analysed program.
-func Classify(prog *shell.Program, c *Context) (v Verdict) {
+func Classify(prog *shell.Program, c *Context) Verdict {
 	if c == nil {
 		c = &Context{}
 	}
-	j := &judge{env: newEnv(c)}
+	return classify(prog, newEnv(c))
+}
+
+func classify(prog *shell.Program, e *env) (v Verdict) {
+	j := &judge{env: e}
 	defer func() {
 		if r := recover(); r != nil {
 			j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: fmt.Sprintf("internal error while classifying: %v", r)})

@@ -42,12 +42,12 @@ func (j *judge) paths(c *shell.Command) {
 // paths.
 func (j *judge) read(c *shell.Command, w shell.Word) {
 	e := j.env
-	if len(e.sensitive) == 0 || w.Proc {
+	if w.Proc {
 		return
 	}
 	if w.Dynamic {
 		if pre, ok := e.dynamicPrefixPath(c, w); ok {
-			for _, s := range e.sensitive {
+			for s := range e.allSensitive {
 				if prefixHits(pre, s) {
 					j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
 					return
@@ -64,12 +64,19 @@ func (j *judge) read(c *shell.Command, w shell.Word) {
 			} else if !path.IsAbs(pat) && c.DirKnown {
 				pat = path.Join(c.Dir, pat)
 			}
-			for _, s := range e.sensitive {
+			for s := range e.allSensitive {
 				if path.IsAbs(pat) && globHits(pat, s) {
 					j.hit(c, "credential-path", Risky, "the pattern %s can match %s, a credential path", cand, s)
 					return
 				}
 			}
+			continue
+		}
+		if s, ok := e.sensitiveRel(c, cand); ok {
+			j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
+			return
+		}
+		if !needsResolve(cand) {
 			continue
 		}
 		p, ok := e.resolve(c, shell.Static(cand))
@@ -153,7 +160,7 @@ func (j *judge) writePath(c *shell.Command, p, verb string) {
 // reports whether it found something.
 func (j *judge) dynamicWrite(c *shell.Command, w shell.Word, pre, verb string) bool {
 	e := j.env
-	for _, s := range e.sensitive {
+	for s := range e.allSensitive {
 		if prefixHits(pre, s) {
 			j.hit(c, "credential-path", Risky, "%s %s, under the credential path %s", verb, w.Value, s)
 			return true
@@ -209,7 +216,7 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 		}
 		pat = path.Join(c.Dir, pat)
 	}
-	for _, s := range e.sensitive {
+	for s := range e.allSensitive {
 		if globHits(pat, s) {
 			j.hit(c, "credential-path", Risky, "%s %s, which can match the credential path %s", verb, w.Value, s)
 			return
@@ -462,4 +469,56 @@ func tarTargets(args []shell.Word) []shell.Word {
 		}
 	}
 	return out
+}
+
+// needsResolve reports whether a candidate path has parts (~, .., ., //,
+// a Windows drive) that sensitiveRel does not handle.
+func needsResolve(v string) bool {
+	if strings.HasPrefix(v, "~") || isWinAbs(v) {
+		return true
+	}
+	return !isCleanRel(v)
+}
+
+func isCleanRel(v string) bool {
+	if v == "" || v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || strings.Contains(v, "//") || strings.Contains(v, "/./") || strings.Contains(v, "/../") {
+		return false
+	}
+	return true
+}
+
+// sensitiveRel checks a clean absolute path, or a clean relative path
+// against the command's directory, without building the joined path.
+func (e *env) sensitiveRel(c *shell.Command, v string) (string, bool) {
+	if !isCleanRel(v) || strings.HasPrefix(v, "~") {
+		return "", false
+	}
+	if v[0] == '/' {
+		if isClean(v) {
+			return e.isSensitive(v)
+		}
+		return "", false
+	}
+	if !c.DirKnown {
+		return "", false
+	}
+	dir := c.Dir
+	v = strings.TrimSuffix(v, "/")
+	var hit string
+	for s := range e.allSensitive {
+		// dir/v is under s when dir is under s, or when s lies below dir
+		// and v starts with the rest of s.
+		if under(dir, s) {
+			hit = s
+			break
+		}
+		if strings.HasPrefix(s, dir) && len(s) > len(dir) && (s[len(dir)] == '/' || dir == "/") {
+			rest := strings.TrimPrefix(s[len(dir):], "/")
+			if under(v, rest) {
+				hit = s
+				break
+			}
+		}
+	}
+	return hit, hit != ""
 }

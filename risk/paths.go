@@ -64,6 +64,7 @@ type env struct {
 	cwd       string
 	roots     []string
 	sensitive []string
+	secrets   []string
 	protAbs   []string
 	protRel   []string
 	system    []string
@@ -76,23 +77,30 @@ func newEnv(c *Context) *env {
 	}
 	e.home = cleanAbs(c.Home)
 	e.cwd = cleanAbs(c.Cwd)
-	for _, r := range c.WritableRoots {
-		if r = cleanAbs(r); r != "" {
-			e.roots = append(e.roots, r)
+	if allClean(c.WritableRoots) {
+		e.roots = c.WritableRoots
+	} else {
+		for _, r := range c.WritableRoots {
+			if r = cleanAbs(r); r != "" {
+				e.roots = append(e.roots, r)
+			}
 		}
 	}
-	if c.SensitivePaths != nil {
+	switch {
+	case c.SensitivePaths != nil && allClean(c.SensitivePaths):
+		e.sensitive = c.SensitivePaths
+	case c.SensitivePaths != nil:
 		for _, s := range c.SensitivePaths {
 			if s = e.expand(s); s != "" {
 				e.sensitive = append(e.sensitive, s)
 			}
 		}
-	} else if e.home != "" {
+	case e.home != "":
 		for _, s := range defaultSensitive {
 			e.sensitive = append(e.sensitive, path.Join(e.home, s))
 		}
 	}
-	e.sensitive = append(e.sensitive, builtinSecrets[e.platformKey()]...)
+	e.secrets = builtinSecrets[e.platformKey()]
 	prot := c.ProtectedPaths
 	if prot == nil {
 		prot = defaultProtected
@@ -110,6 +118,17 @@ func newEnv(c *Context) *env {
 	return e
 }
 
+// allClean reports whether every entry is an absolute path in clean form,
+// so the slice can be used as it is.
+func allClean(ps []string) bool {
+	for _, p := range ps {
+		if p == "" || p[0] != '/' || !isClean(p) {
+			return false
+		}
+	}
+	return true
+}
+
 func (e *env) platformKey() string {
 	switch e.platform {
 	case "darwin", "windows":
@@ -121,6 +140,9 @@ func (e *env) platformKey() string {
 func cleanAbs(p string) string {
 	if p == "" {
 		return ""
+	}
+	if p[0] == '/' && isClean(p) {
+		return p
 	}
 	if isWinAbs(p) {
 		return winNorm(p)
@@ -179,7 +201,26 @@ func (e *env) isSensitive(p string) (string, bool) {
 			return s, true
 		}
 	}
+	for _, s := range e.secrets {
+		if under(p, s) || (isWinAbs(s) && under(strings.ToLower(p), s)) {
+			return s, true
+		}
+	}
 	return "", false
+}
+
+// allSensitive iterates over configured and built-in credential paths.
+func (e *env) allSensitive(yield func(string) bool) {
+	for _, s := range e.sensitive {
+		if !yield(s) {
+			return
+		}
+	}
+	for _, s := range e.secrets {
+		if !yield(s) {
+			return
+		}
+	}
 }
 
 func (e *env) isSystem(p string) (string, bool) {
@@ -215,16 +256,25 @@ func (e *env) isProtected(p string) (string, bool) {
 	if len(e.protRel) == 0 {
 		return "", false
 	}
-	bases := e.roots
-	if e.cwd != "" {
-		bases = append(bases[:len(bases):len(bases)], e.cwd)
-	}
-	for _, r := range bases {
+	check := func(r string) (string, bool) {
+		if !strings.HasPrefix(p, r) || len(p) <= len(r) || (p[len(r)] != '/' && r != "/") {
+			return "", false
+		}
+		rest := strings.TrimPrefix(p[len(r):], "/")
 		for _, rel := range e.protRel {
-			if under(p, path.Join(r, rel)) {
+			if under(rest, rel) {
 				return rel, true
 			}
 		}
+		return "", false
+	}
+	for _, r := range e.roots {
+		if rel, ok := check(r); ok {
+			return rel, true
+		}
+	}
+	if e.cwd != "" {
+		return check(e.cwd)
 	}
 	return "", false
 }
@@ -341,6 +391,24 @@ func globHits(pattern, base string) bool {
 		}
 		// * and ? do not match a leading dot in a file name.
 		if strings.HasPrefix(bc[i], ".") && !strings.HasPrefix(p, ".") && !strings.HasPrefix(p, "[") {
+			return false
+		}
+	}
+	return true
+}
+
+// isClean reports whether an absolute slash path is already in the form
+// path.Clean would return, without allocating.
+func isClean(p string) bool {
+	if len(p) > 1 && p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if strings.HasPrefix(rest, "/") || rest == "." || rest == ".." || strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
 			return false
 		}
 	}

@@ -246,6 +246,8 @@ type scope struct {
 	posKnown bool
 	arg0     Word
 	shared   *shared
+	// cow says vars is shared with clones until written (copy on write).
+	cow bool
 }
 
 // shared is state common to every scope of one Parse call.
@@ -272,13 +274,10 @@ func (p *parser) newScope() *scope {
 }
 
 func (sc *scope) clone() *scope {
+	// Copy on write: the clone shares the variable table until one of
+	// them assigns.
 	c := *sc
-	if sc.vars != nil {
-		c.vars = make(map[string]varVal, len(sc.vars))
-		for k, v := range sc.vars {
-			c.vars[k] = v
-		}
-	}
+	c.cow, sc.cow = true, true
 	return &c
 }
 
@@ -286,15 +285,17 @@ func (sc *scope) clone() *scope {
 // into sc: whatever differs becomes unknown.
 func (sc *scope) merge(branches ...*scope) {
 	for _, b := range branches {
-		for k, v := range b.vars {
-			old, ok := sc.vars[k]
-			if !ok || old.w != v.w || old.unset != v.unset {
-				sc.setVar(k, varVal{w: dynWord("$" + k), exported: v.exported || old.exported})
+		if !sameVars(b.vars, sc.vars) {
+			for k, v := range b.vars {
+				old, ok := sc.vars[k]
+				if !ok || old.w != v.w || old.unset != v.unset {
+					sc.setVar(k, varVal{w: dynWord("$" + k), exported: v.exported || old.exported})
+				}
 			}
-		}
-		for k, old := range sc.vars {
-			if _, ok := b.vars[k]; !ok {
-				sc.setVar(k, varVal{w: dynWord("$" + k), exported: old.exported})
+			for k, old := range sc.vars {
+				if _, ok := b.vars[k]; !ok {
+					sc.setVar(k, varVal{w: dynWord("$" + k), exported: old.exported})
+				}
 			}
 		}
 		if b.dirKnown != sc.dirKnown || b.dir != sc.dir {
@@ -304,6 +305,25 @@ func (sc *scope) merge(branches ...*scope) {
 			sc.posKnown, sc.pos = false, nil
 		}
 	}
+}
+
+// sameVars reports whether two scopes still share one variable table.
+func sameVars(a, b map[string]varVal) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	// Maps are reference types: compare one entry's identity cheaply by
+	// checking that every key has the same value.
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 func sameWords(a, b []Word) bool {
@@ -321,6 +341,14 @@ func sameWords(a, b []Word) bool {
 func (sc *scope) setVar(name string, v varVal) {
 	if sc.vars == nil {
 		sc.vars = make(map[string]varVal)
+		sc.cow = false
+	} else if sc.cow {
+		m := make(map[string]varVal, len(sc.vars)+1)
+		for k, x := range sc.vars {
+			m[k] = x
+		}
+		sc.vars = m
+		sc.cow = false
 	}
 	sc.vars[name] = v
 }

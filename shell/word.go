@@ -128,6 +128,19 @@ func (p *parser) heredoc(delim, body *syntax.Word, sc *scope, fr *frame) Word {
 }
 
 func (p *parser) evalWord(out []Word, w *syntax.Word, sc *scope, fr *frame, raw string) []Word {
+	if len(w.Parts) == 1 {
+		// Fast paths for the common plain words.
+		switch x := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsAny(x.Value, "\\*?[~") {
+				return append(out, Static(x.Value))
+			}
+		case *syntax.SglQuoted:
+			if !x.Dollar {
+				return append(out, Static(x.Value))
+			}
+		}
+	}
 	if raw == "" {
 		raw = fr.text(w)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -191,8 +192,9 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 		if b.kind(p.CacheDir) != fs.ModeDir {
 			return nil, nil, nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
 		}
-		args = append(args, "--bind", p.CacheDir, p.CacheDir)
-		roots = append(roots, p.CacheDir)
+		if mode != Permissive {
+			args = append(args, "--bind", p.CacheDir, p.CacheDir)
+		}
 	}
 	if p.Network.Enabled {
 		if p.Network.ProxyDir == "" || !path.IsAbs(p.Network.ProxyDir) {
@@ -205,6 +207,12 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 			return nil, nil, nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
 		}
 		args = append(args, "--ro-bind", p.Network.ProxyDir, p.Network.ProxyDir)
+		// The bridge is safeexec itself, which may live where the sandbox
+		// shows something else (a private /tmp, a masked directory):
+		// bind the binary itself so that it runs whatever is mounted.
+		if exe := p.Network.Bridge[0]; path.IsAbs(exe) {
+			args = append(args, "--ro-bind", exe, exe)
+		}
 	}
 
 	// Protected paths inside the writable (or, when permissive, all) roots.
@@ -220,6 +228,10 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 		args = append(args, b.denyRead(d)...)
 	}
 
+	sockRoots := roots
+	if p.CacheDir != "" {
+		sockRoots = append(sockRoots, p.CacheDir)
+	}
 	args = append(args, "--chdir", p.Cwd)
 	if fds.Status > 0 {
 		args = append(args, "--json-status-fd", strconv.Itoa(fds.Status))
@@ -239,7 +251,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 		args = append(args, "--")
 	}
 	args = append(args, argv...)
-	return args, b.placeholders, bwrapEnv(env, roots), nil
+	return args, b.placeholders, bwrapEnv(env, sockRoots), nil
 }
 
 type bwBuilder struct {
@@ -491,7 +503,7 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 					add(next, "--ro-bind", next, next)
 					return
 				}
-				if !everywhere {
+				if !everywhere && !slices.Contains(roots, next) {
 					add(next, "--bind", next, next)
 				}
 				cur = next
@@ -517,8 +529,10 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 				}
 				return
 			case fs.ModeIrregular: // missing
-				if !last {
-					return // e.g. no .git at all: nothing to protect yet
+				if !last || root == "/" {
+					// No .git at all: nothing to protect yet. Outside the
+					// writable roots (permissive) no placeholders are made.
+					return
 				}
 				dir := !bwLooksLikeFile(c)
 				if !b.addPlaceholder(next, dir) {

@@ -24,6 +24,9 @@ func init() {
 	if len(os.Args) > 2 && os.Args[1] == bwTestParentArg {
 		os.Exit(bwTestParent(os.Args[2], os.Args[3:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == seccompChildArg {
+		os.Exit(seccompChild())
+	}
 }
 
 // bwTestParent runs argv in a compat sandbox rooted at dir, prints the

@@ -1,0 +1,93 @@
+// Package sandbox runs a command confined by the operating system's
+// sandbox, as a [Policy] describes: which directories are writable, which
+// paths are unreadable or read-only, whether the network is reachable.
+//
+// [Detect] picks a [Backend] and explains the choice in a [Report]; the
+// backend's Start returns a [Process] whose Wait reports a [Status]. A
+// backend fails closed: when the policy cannot be enforced nothing runs and
+// the error wraps [ErrUnavailable] or says why. [None] runs a command
+// unconfined and exists only for an explicit --sandbox none.
+//
+// # Linux: bwrap
+//
+// The bwrap backend builds one bubblewrap command line from the policy
+// (portable code, golden-tested) and runs it directly, with no helper
+// process in between when the network is off:
+//
+//   - namespaces: user, pid, ipc, uts, net (and cgroup where possible);
+//     --die-with-parent, --new-session, --disable-userns, capabilities
+//     dropped; a seccomp filter built in Go (see below) handed over a pipe;
+//   - compat: the host's / read-only, fresh /proc and /dev, private tmpfs on
+//     /tmp (the command's $TMPDIR), /var/tmp and /run (so host daemons'
+//     sockets, the session bus, ssh and gpg agents are out of reach), the
+//     writable roots bound read-write, then the protected paths read-only,
+//     then the deny_read paths masked (directories by an empty tmpfs, files
+//     by /dev/null; a path that is a symlink is masked where it leads);
+//   - strict: only /usr /bin /sbin /lib* /etc /opt read-only, the first
+//     writable root and the cache directory;
+//   - permissive: / writable; the namespaces, masks, protected paths and
+//     the seccomp filter remain. [Assess] marks it weak.
+//
+// Protected paths (deny_write, e.g. .git/hooks, .envrc) are bound
+// read-only onto themselves, and every directory on the way inside a
+// writable root is bound onto itself, which makes it a mount point: it can
+// be neither renamed nor removed, so "mv .git .g" followed by a rebuilt
+// .git/hooks fails. A protected or masked path that does not exist yet gets
+// a placeholder (an empty file or directory) on the host while sandboxes
+// run; the last sandbox to end removes it, and a small watchdog does so if
+// safeexec is killed with SIGKILL (see bwrap_guard_linux.go).
+//
+// When safeexec runs as root, the command runs as uid 1000 inside a user
+// namespace. It is still host root to the kernel's permission checks on
+// files it does not own through a mapping, so files only root may read
+// (/etc/shadow, ssh host keys, /var/log, ...) are masked explicitly and
+// /proc/sys is bound read-only.
+//
+// Signals: bwrap does not forward them and --new-session detaches the
+// command from the terminal, so [Process] Signal sends the signal to the
+// process group of the sandbox's init, which the command shares; init
+// ignores signals it has no handler for. Wait returns once every process
+// of the sandbox's pid namespace is gone.
+//
+// [Limits] are set with prlimit on the sandbox's init while bwrap waits on
+// --block-fd, so the whole tree inherits them; RLIMIT_NPROC counts the
+// processes of the sandbox's own user namespace.
+//
+// # Seccomp
+//
+// The filter checks the architecture (a syscall of any other ABI, such as
+// i386 int 0x80 or x32 on x86-64, is refused) and returns EPERM for
+// ptrace, process_vm_*, io_uring_*, mount and the new mount API, setns,
+// unshare and clone with namespace flags, keyctl/add_key/request_key, bpf,
+// perf_event_open, userfaultfd, module and kexec calls, open_by_handle_at,
+// ioctl TIOCSTI/TIOCLINUX and socket(AF_VSOCK); clone3 gets ENOSYS so libc
+// falls back to clone, whose flags the filter can read.
+//
+// # Limits
+//
+// What this package does not protect against:
+//
+//   - Kernel bugs. Namespaces, seccomp and Landlock reduce the kernel
+//     surface; they do not remove it.
+//   - Reads of anything not masked. In compat mode the whole file system is
+//     readable except deny_read and (as root) the root-only list: a secret
+//     kept elsewhere (a project's own .env, a key in an unusual place) is
+//     readable unless the config names it. Use strict mode to see less.
+//   - Host unix sockets outside /run, /var/run, /tmp, /var/tmp and the
+//     masked paths stay reachable by path when their permissions allow it.
+//   - Protected paths are found at the places the policy names (under each
+//     writable root). A git repository nested deeper than that, or created
+//     during the run (git init, a new sub/.git), is not protected: its
+//     hooks and config are as writable as the rest of the root. A
+//     protected name that is itself a symlink protects its target; the
+//     link can still be replaced.
+//   - Placeholders are visible on the host while any sandbox runs (an empty
+//     .envrc, an empty ~/.aws); one that a host program fills meanwhile is
+//     kept. Placeholders are not created where safeexec may not create
+//     files: such a missing path is left unprotected.
+//   - Exit statuses above 128 are read as "killed by signal N", as a shell
+//     does: a command that exits 130 on its own is reported as SIGINT.
+//   - RLIMIT_CPU is per process, so a command that keeps forking can use
+//     more CPU in total; use the pipeline's wall-clock timeout.
+//   - The none backend confines nothing.
+package sandbox

@@ -113,7 +113,8 @@ var tokenRules = []tokenRule{
 	{[]string{"eyj"}, regexp.MustCompile(`(?:^|[^A-Za-z0-9_\-])(eyJ)[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`),
 		keepPrefix},
 	// PEM private keys.
-	{[]string{"private key-----"}, regexp.MustCompile(`(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`), keep1},
+	{[]string{"private key-----"}, regexp.MustCompile(`(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
+		func(m []string) string { return m[1] + Mask + m[2] }},
 }
 
 // redactTokens masks credential-shaped text, keeping what identifies the

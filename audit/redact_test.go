@@ -67,7 +67,8 @@ func TestRedactArgv(t *testing.T) {
 		{"pgpassword", []string{"env", "PGPASSWORD=pw", "psql"}, []string{"env", "PGPASSWORD=***", "psql"}},
 		{"url password", []string{"psql", "postgres://app:pa55word@db:5432/app"}, []string{"psql", "postgres://app:***@db:5432/app"}},
 		{"url password redis", []string{"redis-cli", "-u", "redis://:hunter22@cache:6379"}, []string{"redis-cli", "-u", "redis://:***@cache:6379"}},
-		{"pem", []string{"echo", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"}, []string{"echo", "-----BEGIN RSA PRIVATE KEY-----***"}},
+		{"pem", []string{"echo", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"}, []string{"echo", "-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----"}},
+		{"pem cut short", []string{"echo", "-----BEGIN PRIVATE KEY-----\nMIIEow"}, []string{"echo", "-----BEGIN PRIVATE KEY-----***"}},
 
 		// Negative cases: these must survive untouched.
 		{"git hash", []string{"git", "checkout", gitHash}, nil},

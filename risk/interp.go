@@ -373,8 +373,5 @@ func upstream(cmds []*shell.Command) string {
 	return strings.Join(names, " | ")
 }
 
-// scanCode looks inside interpreter code.
-func (j *judge) scanCode(c *shell.Command, l lang, code string) {}
-
 // psTargets lists files PowerShell and cmd.exe commands write.
 func psTargets(c *shell.Command) []shell.Word { return nil }

@@ -1,0 +1,911 @@
+package risk
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// The interpreter scanner reads code of other languages just well enough
+// to find the commands it runs and the files it deletes, writes or
+// reads. It is a scanner, not a parser: it skips strings and comments to
+// find calls, splits call arguments at top-level commas, and understands
+// string literals, list literals and simple concatenations of literals.
+
+// expr is one call argument.
+type expr struct {
+	text    string // source text, trimmed
+	str     string // the value, when the argument is a string literal
+	isStr   bool
+	list    []expr // the items, when the argument is a list literal
+	isList  bool
+	dynamic bool // neither a literal string nor a list of them
+}
+
+// call is a function call found in the code.
+type call struct {
+	name string // the called name, qualified as written: os.system
+	args []expr
+	raw  string // the argument text
+}
+
+// scanner walks code of one language.
+type scanner struct {
+	l       lang
+	code    string
+	lits    []string // every string literal seen
+	evalRef bool     // eval/exec passed around as a value (.then(eval))
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isIdent(c byte) bool {
+	return isIdentStart(c) || (c >= '0' && c <= '9')
+}
+
+// skipString returns the index after the string literal starting at i
+// (code[i] is a quote), and its decoded value.
+func (s *scanner) skipString(i int) (int, string, bool) {
+	code := s.code
+	q := code[i]
+	// Python triple quotes.
+	if s.l == langPython && strings.HasPrefix(code[i:], string([]byte{q, q, q})) {
+		end := strings.Index(code[i+3:], string([]byte{q, q, q}))
+		if end < 0 {
+			return len(code), code[i+3:], false
+		}
+		return i + 3 + end + 3, code[i+3 : i+3+end], true
+	}
+	var sb strings.Builder
+	interp := false
+	j := i + 1
+	for j < len(code) {
+		c := code[j]
+		if c == '\\' && j+1 < len(code) && (q != '\'' || s.l != langPerl && s.l != langRuby && s.l != langPHP || code[j+1] == '\'' || code[j+1] == '\\') {
+			e := code[j+1]
+			switch e {
+			case 'n':
+				sb.WriteByte('\n')
+			case 't':
+				sb.WriteByte('\t')
+			default:
+				sb.WriteByte(e)
+			}
+			j += 2
+			continue
+		}
+		if c == q {
+			return j + 1, sb.String(), !interp
+		}
+		if q == '`' && c == '$' && j+1 < len(code) && code[j+1] == '{' {
+			interp = true
+		}
+		if q == '"' && (s.l == langPerl || s.l == langRuby || s.l == langPHP) && (c == '$' || c == '@' || c == '#' && j+1 < len(code) && code[j+1] == '{') {
+			interp = true
+		}
+		if q == '\n' {
+			break
+		}
+		sb.WriteByte(c)
+		j++
+	}
+	return j, sb.String(), false
+}
+
+// isQuote reports whether code[i] opens a string literal.
+func (s *scanner) isQuote(i int) bool {
+	c := s.code[i]
+	switch c {
+	case '"', '\'':
+		return true
+	case '`':
+		return s.l == langJS || s.l == langPerl || s.l == langRuby || s.l == langPHP
+	}
+	return false
+}
+
+// comment returns the index after a comment starting at i, or i.
+func (s *scanner) comment(i int) int {
+	code := s.code
+	switch {
+	case code[i] == '#' && s.l != langJS && s.l != langLua:
+	case strings.HasPrefix(code[i:], "//") && (s.l == langJS || s.l == langPHP):
+	case strings.HasPrefix(code[i:], "--") && s.l == langLua:
+	case strings.HasPrefix(code[i:], "/*") && (s.l == langJS || s.l == langPHP):
+		end := strings.Index(code[i+2:], "*/")
+		if end < 0 {
+			return len(code)
+		}
+		return i + 2 + end + 2
+	default:
+		return i
+	}
+	end := strings.IndexByte(code[i:], '\n')
+	if end < 0 {
+		return len(code)
+	}
+	return i + end
+}
+
+// balanced returns the index of the bracket closing the one at i.
+func (s *scanner) balanced(i int) int {
+	code := s.code
+	open := code[i]
+	closer := map[byte]byte{'(': ')', '[': ']', '{': '}'}[open]
+	depth := 0
+	for j := i; j < len(code); j++ {
+		c := code[j]
+		if s.isQuote(j) {
+			end, _, _ := s.skipString(j)
+			j = end - 1
+			continue
+		}
+		switch c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				if c != closer {
+					return j
+				}
+				return j
+			}
+		}
+	}
+	return len(code)
+}
+
+// scan finds calls, backtick commands and string literals.
+func (s *scanner) scan() (calls []call, shells []expr) {
+	code := s.code
+	for i := 0; i < len(code); {
+		c := code[i]
+		if k := s.comment(i); k > i {
+			i = k
+			continue
+		}
+		if s.isQuote(i) {
+			end, val, static := s.skipString(i)
+			if static {
+				s.lits = append(s.lits, val)
+			}
+			if c == '`' && s.l != langJS {
+				shells = append(shells, expr{text: code[i:end], str: val, isStr: static, dynamic: !static})
+			}
+			if s.l == langAwk {
+				shells = append(shells, s.awkPipe(end, val, static)...)
+			}
+			i = end
+			continue
+		}
+		if c == '%' && s.l == langRuby && i+2 < len(code) && code[i+1] == 'x' && strings.IndexByte("{[(<|!/", code[i+2]) >= 0 {
+			k := i + 2
+			end := s.balanced(k)
+			if code[k] == '/' || code[k] == '|' || code[k] == '!' {
+				end = strings.IndexByte(code[k+1:], code[k]) + k + 1
+			}
+			if end > k && end <= len(code) {
+				body := code[k+1 : end]
+				dyn := strings.Contains(body, "#{")
+				shells = append(shells, expr{text: body, str: body, isStr: !dyn, dynamic: dyn})
+				i = end
+				continue
+			}
+		}
+		if !isIdentStart(c) || (i > 0 && isIdent(code[i-1])) {
+			i++
+			continue
+		}
+		if i > 0 && code[i-1] == '.' && (i < 2 || (code[i-2] != ')' && code[i-2] != ']' && code[i-2] != '\'' && code[i-2] != '"')) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(code) && (isIdent(code[j]) || code[j] == '.' || (code[j] == ':' && j+1 < len(code) && code[j+1] == ':')) {
+			if code[j] == ':' {
+				j++
+			}
+			j++
+		}
+		name := code[i:j]
+		if i > 0 && code[i-1] == '.' {
+			name = "." + name
+		}
+		k := j
+		for k < len(code) && (code[k] == ' ' || code[k] == '\t') {
+			k++
+		}
+		switch {
+		case k < len(code) && code[k] == '(':
+			end := s.balanced(k)
+			raw := ""
+			if end > k {
+				raw = code[k+1 : min(end, len(code))]
+			}
+			calls = append(calls, call{name: name, raw: raw, args: s.splitArgs(raw)})
+			i = k + 1
+			continue
+		case (name == "qx" || name == "%x") && k < len(code) && strings.IndexByte("{[(/|!<", code[k]) >= 0:
+			end := s.balanced(k)
+			if code[k] == '/' || code[k] == '|' || code[k] == '!' {
+				end = strings.IndexByte(code[k+1:], code[k]) + k + 1
+			}
+			if end > k && end <= len(code) {
+				body := code[k+1 : end]
+				shells = append(shells, expr{text: body, str: body, isStr: !strings.ContainsAny(body, "$@"), dynamic: strings.ContainsAny(body, "$@")})
+				i = end
+				continue
+			}
+		case (s.l == langPerl || s.l == langRuby || s.l == langAwk || s.l == langPHP || s.l == langAppleScript) && k < len(code) && k > j && (code[k] == '"' || code[k] == '\'') && callKind(s.l, name) != kindNone:
+			// system "cmd" without parentheses, up to the end of the statement.
+			end := k
+			for end < len(code) && code[end] != ';' && code[end] != '\n' && code[end] != '}' {
+				if s.isQuote(end) {
+					e, _, _ := s.skipString(end)
+					end = e
+					continue
+				}
+				end++
+			}
+			raw := code[k:min(end, len(code))]
+			calls = append(calls, call{name: name, raw: raw, args: s.splitArgs(raw)})
+			i = k
+			continue
+		case (name == "eval" || name == ".eval" || name == "exec") && s.l == langJS:
+			s.evalRef = true
+		case s.l == langAppleScript && name == "do":
+			rest := strings.TrimSpace(code[j:])
+			if strings.HasPrefix(rest, "shell script") {
+				k2 := len(code) - len(rest) + len("shell script")
+				calls = append(calls, call{name: "do shell script", raw: code[k2:], args: s.splitArgs(strings.SplitN(code[k2:], "\n", 2)[0])})
+			}
+		}
+		i = j
+	}
+	return calls, shells
+}
+
+// awkPipe handles awk's "cmd" | getline and print … | "cmd" after the
+// string literal ending at end.
+func (s *scanner) awkPipe(end int, val string, static bool) []expr {
+	code := s.code
+	k := end
+	for k < len(code) && (code[k] == ' ' || code[k] == '\t') {
+		k++
+	}
+	if k >= len(code) || code[k] != '|' || (k+1 < len(code) && code[k+1] == '|') {
+		return nil
+	}
+	rest := strings.TrimLeft(code[k+1:], " \t")
+	if strings.HasPrefix(rest, "getline") {
+		return []expr{{text: val, str: val, isStr: static, dynamic: !static}}
+	}
+	if rest == "" || (rest[0] != '"' && rest[0] != '\'') {
+		return nil
+	}
+	_, cmd, ok := s.skipString(len(code) - len(rest))
+	out := []expr{{text: cmd, str: cmd, isStr: ok, dynamic: !ok}}
+	if f := strings.Fields(cmd); len(f) == 1 && shell.IsShell(shell.CommandName(f[0])) {
+		// print "code" | "sh": the printed text is the script.
+		out = append(out, expr{text: val, str: val, isStr: static, dynamic: !static})
+	}
+	return out
+}
+
+// splitArgs splits call arguments at top-level commas.
+func (s *scanner) splitArgs(raw string) []expr {
+	sub := &scanner{l: s.l, code: raw}
+	var out []expr
+	start := 0
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		if sub.isQuote(i) {
+			end, _, _ := sub.skipString(i)
+			i = end - 1
+			continue
+		}
+		switch raw[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, sub.expr(strings.TrimSpace(raw[start:i])))
+				start = i + 1
+			}
+		}
+	}
+	if t := strings.TrimSpace(raw[start:]); t != "" {
+		out = append(out, sub.expr(t))
+	}
+	return out
+}
+
+// expr evaluates a literal argument: a string (with concatenations of
+// strings), or a list of them.
+func (s *scanner) expr(t string) expr {
+	e := expr{text: t}
+	if t == "" {
+		e.dynamic = true
+		return e
+	}
+	if (t[0] == '[' && t[len(t)-1] == ']') || (s.l == langPython && t[0] == '(' && t[len(t)-1] == ')' && strings.Contains(t, ",")) {
+		e.isList = true
+		e.list = s.splitArgs(t[1 : len(t)-1])
+		return e
+	}
+	if s.l == langPerl && strings.HasPrefix(t, "qw") && len(t) > 3 {
+		e.isList = true
+		for _, w := range strings.Fields(t[3 : len(t)-1]) {
+			e.list = append(e.list, expr{text: w, str: w, isStr: true})
+		}
+		return e
+	}
+	// "a" + "b", "a" . "b", 'a' "b"
+	sub := &scanner{l: s.l, code: t}
+	var sb strings.Builder
+	i := 0
+	// Python string prefixes: r, b, u; f-strings are dynamic.
+	for i < len(t) {
+		for i < len(t) && (t[i] == ' ' || t[i] == '+' || (t[i] == '.' && s.l != langJS) || t[i] == '\t') {
+			i++
+		}
+		if i >= len(t) {
+			break
+		}
+		if s.l == langPython && i+1 < len(t) && strings.IndexByte("rRbBuU", t[i]) >= 0 && (t[i+1] == '"' || t[i+1] == '\'') {
+			i++
+		}
+		if s.l == langPython && i+1 < len(t) && (t[i] == 'f' || t[i] == 'F') && (t[i+1] == '"' || t[i+1] == '\'') {
+			e.dynamic = true
+			return e
+		}
+		if !sub.isQuote(i) {
+			e.dynamic = true
+			return e
+		}
+		end, val, static := sub.skipString(i)
+		if !static {
+			e.dynamic = true
+			return e
+		}
+		sb.WriteString(val)
+		i = end
+	}
+	e.str, e.isStr = sb.String(), true
+	return e
+}
+
+// callKinds says what a called function does.
+type kind int
+
+const (
+	kindNone     kind = iota
+	kindShell         // runs its string argument with a shell
+	kindArgv          // runs a program with arguments (list, or program + list)
+	kindExecl         // program, then each argument separately (os.execl, system LIST)
+	kindRmTree        // deletes a directory tree
+	kindRemove        // deletes a file
+	kindWrite         // opens a file for writing
+	kindOpen          // opens a file; writing when the mode says so
+	kindRead          // reads a file
+	kindEvalCode      // evaluates code of the same language
+)
+
+func callKind(l lang, name string) kind {
+	last := name
+	recv := ""
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+		last, recv = name[i+1:], strings.TrimRight(name[:i], ":")
+	}
+	switch l {
+	case langPython:
+		switch name {
+		case "os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput", "commands.getoutput", "asyncio.create_subprocess_shell", "platform.popen":
+			return kindShell
+		case "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output", "subprocess.Popen", "pty.spawn", "sp.run", "sp.call", "sp.Popen", "sp.check_output", "sp.check_call":
+			return kindArgv
+		case "asyncio.create_subprocess_exec", "os.execl", "os.execlp", "os.execle", "os.execlpe", "os.spawnl", "os.spawnlp", "os.posix_spawn", "os.posix_spawnp":
+			return kindExecl
+		case "os.execv", "os.execvp", "os.execve", "os.execvpe", "os.spawnv", "os.spawnvp":
+			return kindArgv
+		case "shutil.rmtree", "os.removedirs":
+			return kindRmTree
+		case "os.remove", "os.unlink", "os.rmdir", "os.truncate":
+			return kindRemove
+		case "open", "io.open", "codecs.open", "os.open":
+			return kindOpen
+		case "exec", "eval", "compile":
+			return kindEvalCode
+		case "shutil.copy", "shutil.copyfile", "shutil.copy2", "shutil.move", "shutil.copytree", "os.rename", "os.replace", "os.symlink", "os.chmod", "os.chown", "os.makedirs", "os.mkdir":
+			return kindWrite
+		}
+		switch last {
+		case "run", "call", "check_call", "check_output", "Popen":
+			if recv == "subprocess" {
+				return kindArgv
+			}
+		case "write_text", "write_bytes":
+			return kindWrite
+		case "system", "popen":
+			if recv == "os" {
+				return kindShell
+			}
+		}
+	case langJS:
+		switch last {
+		case "execSync", "exec":
+			if last == "exec" && recv != "" && recv != "child_process" && recv != "cp" && recv != "childProcess" && !strings.HasSuffix(recv, "child_process')") {
+				return kindNone
+			}
+			return kindShell
+		case "spawnSync", "spawn", "execFile", "execFileSync":
+			if last == "spawn" && recv == "Bun" {
+				return kindArgv
+			}
+			return kindExecl
+		case "rmSync", "rm", "rmdirSync", "rmdir":
+			if recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || recv == "fse" || (recv == "" && strings.HasPrefix(name, ".")) || last == "rmSync" || last == "rmdirSync" {
+				return kindRemove
+			}
+		case "rimraf", "sync", "removeSync", "remove", "emptyDirSync":
+			if last == "rimraf" || recv == "rimraf" || recv == "fse" || recv == "fs-extra" {
+				return kindRmTree
+			}
+		case "unlinkSync", "unlink":
+			if recv == "fs" || recv == "fsp" || recv == "fs.promises" || last == "unlinkSync" || strings.HasPrefix(name, ".") {
+				return kindRemove
+			}
+		case "writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream", "copyFileSync", "renameSync", "symlinkSync", "chmodSync", "mkdirSync", "cpSync":
+			return kindWrite
+		case "readFileSync", "readFile", "createReadStream", "readdirSync":
+			return kindRead
+		case "eval", "Function", "runInThisContext", "runInNewContext":
+			return kindEvalCode
+		case "Command":
+			if recv == "Deno" || recv == "new Deno" {
+				return kindExecl
+			}
+		}
+	case langPerl:
+		switch last {
+		case "system", "exec":
+			return kindExecl
+		case "rmtree", "remove_tree":
+			return kindRmTree
+		case "unlink", "rmdir":
+			return kindRemove
+		case "open":
+			return kindOpen
+		case "eval":
+			return kindEvalCode
+		}
+	case langRuby:
+		switch {
+		case last == "system" || last == "exec" || last == "spawn":
+			return kindExecl
+		case recv == "IO" && last == "popen", recv == "Open3":
+			return kindShell
+		case recv == "FileUtils" && (last == "rm_rf" || last == "rm_r" || last == "remove_dir" || last == "rmtree" || last == "remove_entry" || last == "remove_entry_secure"):
+			return kindRmTree
+		case (recv == "FileUtils" && (last == "rm" || last == "rm_f" || last == "remove")) || (recv == "File" && (last == "delete" || last == "unlink")):
+			return kindRemove
+		case recv == "File" && (last == "write" || last == "open"):
+			return kindOpen
+		case last == "eval" || last == "instance_eval":
+			return kindEvalCode
+		}
+	case langPHP:
+		switch last {
+		case "system", "exec", "shell_exec", "passthru", "popen", "proc_open":
+			return kindShell
+		case "pcntl_exec":
+			return kindArgv
+		case "unlink", "rmdir":
+			return kindRemove
+		case "file_put_contents", "fopen", "copy", "rename", "chmod", "mkdir", "symlink":
+			return kindWrite
+		case "file_get_contents", "readfile", "file":
+			return kindRead
+		case "eval", "assert", "create_function":
+			return kindEvalCode
+		}
+	case langLua:
+		switch name {
+		case "os.execute", "io.popen":
+			return kindShell
+		case "os.remove":
+			return kindRemove
+		case "io.open":
+			return kindOpen
+		case "load", "loadstring", "dofile":
+			return kindEvalCode
+		}
+	case langAwk:
+		if name == "system" {
+			return kindShell
+		}
+	case langR:
+		switch name {
+		case "system", "shell", "system2", "processx::run", "sys::exec_wait":
+			if name == "system2" {
+				return kindExecl
+			}
+			return kindShell
+		case "unlink":
+			return kindRmTree
+		case "file.remove":
+			return kindRemove
+		case "writeLines", "write", "cat", "saveRDS":
+			return kindNone
+		case "eval", "parse":
+			return kindEvalCode
+		}
+	case langAppleScript:
+		if name == "do shell script" {
+			return kindShell
+		}
+	}
+	return kindNone
+}
+
+// scanCode classifies the commands interpreter code runs and the files it
+// touches.
+func (j *judge) scanCode(c *shell.Command, l lang, code string) {
+	if j.scanDepth > 4 || code == "" {
+		return
+	}
+	j.scanDepth++
+	defer func() { j.scanDepth-- }()
+	if len(code) > maxScriptRead {
+		code = code[:maxScriptRead]
+	}
+	s := &scanner{l: l, code: code}
+	calls, shells := s.scan()
+	who := langNames[l]
+	dynamicRun := false
+	for _, sh := range shells {
+		if sh.isStr {
+			j.nestedScript(c, who, sh.str)
+		} else {
+			dynamicRun = true
+			j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs a shell command built at run time", who)
+		}
+	}
+	for _, cl := range calls {
+		k := callKind(l, cl.name)
+		switch k {
+		case kindShell:
+			if len(cl.args) == 0 {
+				continue
+			}
+			a := cl.args[0]
+			switch {
+			case a.isStr:
+				j.nestedScript(c, who, a.str)
+			case a.isList:
+				j.nestedArgv(c, who, cl.name, a.list)
+			default:
+				dynamicRun = true
+				j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs %s with a command built at run time", who, cl.name)
+			}
+		case kindArgv, kindExecl:
+			if len(cl.args) == 0 {
+				continue
+			}
+			a := cl.args[0]
+			var argv []expr
+			switch {
+			case a.isList:
+				argv = a.list
+			case a.isStr && k == kindArgv && l == langPython && !strings.Contains(cl.raw, "shell=True") && len(cl.args) == 1:
+				argv = []expr{a}
+			case a.isStr && k == kindArgv && strings.Contains(cl.raw, "shell=True"):
+				j.nestedScript(c, who, a.str)
+				continue
+			case a.isStr:
+				argv = []expr{a}
+				for _, x := range cl.args[1:] {
+					if x.isList {
+						argv = append(argv, x.list...)
+						break
+					}
+					if x.isStr && k == kindExecl {
+						argv = append(argv, x)
+					}
+				}
+				if (l == langPerl || l == langRuby) && len(cl.args) == 1 {
+					// system "string" with one argument goes through a shell.
+					j.nestedScript(c, who, a.str)
+					continue
+				}
+				if l == langJS && strings.Contains(cl.raw, "shell: true") || strings.Contains(cl.raw, "shell:true") {
+					var parts []string
+					for _, x := range argv {
+						parts = append(parts, x.str)
+					}
+					j.nestedScript(c, who, strings.Join(parts, " "))
+					continue
+				}
+			default:
+				dynamicRun = true
+				j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs %s with a command built at run time", who, cl.name)
+				continue
+			}
+			j.nestedArgv(c, who, cl.name, argv)
+		case kindRmTree:
+			j.hit(c, "recursive-rm", NeedsConfirmation, "%s code deletes a directory tree (%s)", who, cl.name)
+			j.codePath(c, who, cl, true)
+		case kindRemove:
+			if l == langJS && strings.Contains(cl.raw, "recursive") {
+				j.hit(c, "recursive-rm", NeedsConfirmation, "%s code deletes a directory tree (%s)", who, cl.name)
+			}
+			j.codePath(c, who, cl, true)
+		case kindWrite:
+			j.codePath(c, who, cl, true)
+		case kindOpen:
+			j.codePath(c, who, cl, openWrites(cl))
+		case kindRead:
+			j.codePath(c, who, cl, false)
+		case kindEvalCode:
+			if len(cl.args) > 0 && cl.args[0].isStr {
+				j.scanCode(c, l, cl.args[0].str)
+			} else if len(cl.args) > 0 {
+				dynamicRun = true
+			}
+		}
+	}
+	j.codeLiterals(c, who, code, s.lits)
+	if s.evalRef {
+		dynamicRun = true
+	}
+	if dynamicRun && fetchesNetwork(code) {
+		j.hit(c, "pipe-to-shell", Risky, "%s code runs code or commands built from data it fetches from the network", who)
+	}
+	j.flattened(c, who, code)
+}
+
+// openWrites reports whether an open() call opens for writing.
+func openWrites(cl call) bool {
+	if len(cl.args) == 0 {
+		return false
+	}
+	if strings.HasPrefix(cl.args[0].str, ">") || strings.HasPrefix(cl.args[0].str, "+") {
+		return true
+	}
+	for _, a := range cl.args[1:] {
+		if a.isStr && (strings.ContainsAny(a.str, "wax+>") && len(a.str) <= 4) {
+			return true
+		}
+		if strings.Contains(a.text, "O_WRONLY") || strings.Contains(a.text, "O_RDWR") || strings.Contains(a.text, "O_CREAT") {
+			return true
+		}
+	}
+	return false
+}
+
+// codePath checks the file a call touches.
+func (j *judge) codePath(c *shell.Command, who string, cl call, writes bool) {
+	if len(cl.args) == 0 {
+		return
+	}
+	a := cl.args[0]
+	if cl.name == "shutil.copy" || cl.name == "shutil.copyfile" || cl.name == "shutil.copy2" || cl.name == "shutil.move" || cl.name == "shutil.copytree" || cl.name == "os.rename" || cl.name == "os.replace" || strings.HasSuffix(cl.name, "copyFileSync") || strings.HasSuffix(cl.name, "renameSync") || cl.name == "copy" || cl.name == "rename" {
+		if len(cl.args) > 1 {
+			j.codeRead(c, who, a)
+			a = cl.args[1]
+		}
+	}
+	if !a.isStr {
+		if writes && a.dynamic {
+			if p, ok := homeJoin(a.text, j.env); ok {
+				j.codeWrite(c, who, cl.name, p)
+			}
+		}
+		return
+	}
+	if strings.HasPrefix(a.str, ">") || strings.HasPrefix(a.str, "<") || strings.HasPrefix(a.str, "+") {
+		a.str = strings.TrimLeft(a.str, "<>+ ")
+	}
+	if !writes {
+		j.codeRead(c, who, a)
+		return
+	}
+	j.codeWrite(c, who, cl.name, a.str)
+}
+
+func (j *judge) codeRead(c *shell.Command, who string, a expr) {
+	if !a.isStr {
+		return
+	}
+	if p, ok := j.env.resolve(c, shell.Static(a.str)); ok {
+		if s, ok := j.env.isSensitive(p); ok {
+			j.hit(c, "credential-path", Risky, "%s code reads %s, a credential path", who, s)
+		}
+	}
+}
+
+func (j *judge) codeWrite(c *shell.Command, who, fn, p string) {
+	abs, ok := j.env.resolve(c, shell.Static(p))
+	if !ok {
+		return
+	}
+	j.writePath(c, abs, who+" code ("+fn+") writes")
+}
+
+// homeJoin recognises os.path.join(os.path.expanduser("~"), ".ssh") and
+// path.join(os.homedir(), ".ssh") style arguments.
+func homeJoin(text string, e *env) (string, bool) {
+	if e.home == "" || !mentionsHome(text) {
+		return "", false
+	}
+	s := &scanner{l: langPython, code: text}
+	s.scan()
+	for _, lit := range s.lits {
+		lit = strings.TrimPrefix(strings.TrimPrefix(lit, "~"), "/")
+		if lit != "" && lit[0] == '.' {
+			return e.home + "/" + lit, true
+		}
+	}
+	return "", false
+}
+
+func mentionsHome(code string) bool {
+	for _, h := range []string{"expanduser", "homedir", "home()", "'HOME'", "\"HOME\"", "{HOME}", "$HOME", "USERPROFILE", "getpwuid", "UserHomeDir", "Dir.home", "os.homedir", "File.expand_path", "\"~\"", "'~'", "~/"} {
+		if strings.Contains(code, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeLiterals flags string literals naming credential paths: absolute
+// or ~/ paths always, home-relative names (".ssh/id_rsa") when the code
+// also refers to the home directory.
+func (j *judge) codeLiterals(c *shell.Command, who, code string, lits []string) {
+	e := j.env
+	for _, lit := range lits {
+		if len(lit) > 4096 || lit == "" {
+			continue
+		}
+		if strings.HasPrefix(lit, "~/") || strings.HasPrefix(lit, "/") {
+			if p, ok := e.resolve(c, shell.Static(strings.Fields(lit + " ")[0])); ok {
+				if s, ok := e.isSensitive(p); ok {
+					j.hit(c, "credential-path", Risky, "%s code names %s, a credential path", who, s)
+					return
+				}
+			}
+		}
+	}
+	if e.home == "" || !mentionsHome(code) {
+		return
+	}
+	for _, lit := range lits {
+		l := strings.TrimPrefix(lit, "/")
+		if l == "" || l[0] != '.' || strings.ContainsAny(l, " \n") || len(l) > 256 {
+			continue
+		}
+		p := e.home + "/" + strings.TrimSuffix(l, "/")
+		if s, ok := e.isSensitive(p); ok && under(s, e.home) {
+			j.hit(c, "credential-path", Risky, "%s code names %s, a credential path in the home directory", who, "~/"+l)
+			return
+		}
+	}
+}
+
+// fetchesNetwork reports whether code fetches data from the network.
+func fetchesNetwork(code string) bool {
+	for _, n := range []string{"urlopen", "urllib", "requests.get", "requests.post", "http.client", "httpx", "fetch(", "https.get", "http.get", "axios", "LWP::", "HTTP::Tiny", "open-uri", "Net::HTTP", "URI.open", "file_get_contents('http", "file_get_contents(\"http", "curl_exec", "socket.create_connection", "IO::Socket", "WebClient", "Invoke-WebRequest", "http.request"} {
+		if strings.Contains(code, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedScript classifies shell code found in interpreter code.
+func (j *judge) nestedScript(c *shell.Command, who, script string) {
+	opts := j.env.shellOptions()
+	if c.DirKnown {
+		opts.Cwd = c.Dir
+	}
+	prog := shell.Parse(script, opts)
+	j.nested(prog, who)
+}
+
+func (j *judge) nestedArgv(c *shell.Command, who, fn string, argv []expr) {
+	var words []string
+	for _, a := range argv {
+		if !a.isStr {
+			if len(words) == 0 {
+				j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs %s with a program chosen at run time", who, fn)
+				return
+			}
+			words = append(words, "${"+strconv.Quote(a.text)+"}")
+			continue
+		}
+		words = append(words, a.str)
+	}
+	if len(words) == 0 {
+		return
+	}
+	opts := j.env.shellOptions()
+	if c.DirKnown {
+		opts.Cwd = c.Dir
+	}
+	prog := shell.ParseArgv(words, opts)
+	// Arguments the code computes at run time: mark them dynamic.
+	for _, nc := range prog.Commands {
+		for i := range nc.Args {
+			if strings.HasPrefix(nc.Args[i].Value, "${\"") {
+				nc.Args[i].Dynamic = true
+				nc.Args[i].Prefix = ""
+			}
+		}
+	}
+	j.nested(prog, who)
+}
+
+func (j *judge) nested(prog *shell.Program, who string) {
+	for _, is := range prog.Issues {
+		j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: "cannot parse a command in " + who + " code: " + is.Detail})
+	}
+	for _, nc := range prog.Commands {
+		j.command(nc)
+	}
+	j.userRules(prog)
+}
+
+// triggers are command names worth looking for in flattened code.
+var triggers = map[string]bool{"sudo": true, "su": true, "doas": true, "pkexec": true, "rm": true, "git": true, "dd": true,
+	"chmod": true, "chown": true, "shred": true, "truncate": true, "crontab": true, "shutdown": true, "reboot": true,
+	"poweroff": true, "halt": true, "systemctl": true, "mkfs": true, "mke2fs": true, "wipefs": true, "fdisk": true,
+	"find": true, "mkswap": true, "parted": true, "safeexec": true, "diskutil": true, "format-volume": true, "reg": true,
+	"vssadmin": true, "remove-item": true}
+
+// flattened matches a copy of the code with quotes, commas and brackets
+// turned into blanks: what reads like a dangerous command raises the
+// verdict to needs_confirmation, never more.
+func (j *judge) flattened(c *shell.Command, who, code string) {
+	if len(code) > 64<<10 {
+		code = code[:64<<10]
+	}
+	flat := strings.Map(func(r rune) rune {
+		switch r {
+		case '"', '\'', '`', ',', '(', ')', '[', ']', '{', '}', '+':
+			return ' '
+		case ';', '\n', '|', '&':
+			return '\n'
+		}
+		return r
+	}, code)
+	sub := &judge{env: j.env, scanDepth: 99}
+	for _, line := range strings.Split(flat, "\n") {
+		toks := strings.Fields(line)
+		for i, t := range toks {
+			name := strings.ToLower(t)
+			if k := strings.LastIndexByte(name, '/'); k >= 0 {
+				name = name[k+1:]
+			}
+			if !triggers[name] && !strings.HasPrefix(name, "mkfs.") {
+				continue
+			}
+			end := min(len(toks), i+12)
+			prog := shell.ParseArgv(toks[i:end], j.env.shellOptions())
+			for _, nc := range prog.Commands {
+				sub.command(nc)
+			}
+		}
+	}
+	for _, r := range sub.reasons {
+		if r.Tier == Safe || r.Rule == "no-sandbox" {
+			continue
+		}
+		j.hit(c, "interpreter-code", NeedsConfirmation, "%s code reads like a command the %s rule flags: %s", who, r.Rule, r.Command)
+	}
+}

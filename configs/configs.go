@@ -5,6 +5,8 @@ import (
 	"time"
 )
 
+//go:generate go run gen_defaults.go
+
 //go:embed default.toml
 var defaultTOML []byte
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +138,16 @@ func TestDefaultTOMLIsValid(t *testing.T) {
 	d[0] = 'X'
 	if DefaultTOML()[0] == 'X' {
 		t.Error("DefaultTOML returned the embedded slice itself")
+	}
+}
+
+func TestGeneratedDefaults(t *testing.T) {
+	p, err := parse("default.toml", defaultTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen := generatedDefaults(); !reflect.DeepEqual(p.fc, gen) {
+		t.Fatalf("defaults_gen.go is out of date: run go generate ./configs\ndecoded   %+v\ngenerated %+v", p.fc, gen)
 	}
 }
 

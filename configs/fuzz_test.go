@@ -99,3 +99,16 @@ func BenchmarkDecodeDefaults(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadCold includes decoding the embedded defaults, as the first
+// Load of a process does.
+func BenchmarkLoadCold(b *testing.B) {
+	root := b.TempDir()
+	o := Options{Cwd: root, Home: root, Getenv: env{}.get}
+	for b.Loop() {
+		defaults.once = sync.Once{}
+		if _, err := Load(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

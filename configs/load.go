@@ -43,13 +43,22 @@ var defaults struct {
 	err  error
 }
 
-// defaultLayer decodes the embedded defaults once per process.
+// defaultLayer returns the embedded defaults, decoded at build time by
+// gen_defaults.go (TestGeneratedDefaults keeps the two in step) and checked
+// once per process like any file.
 func defaultLayer() (*parsed, error) {
 	defaults.once.Do(func() {
-		defaults.p, defaults.err = parse("", defaultTOML)
+		p := &parsed{data: defaultTOML, fc: generatedDefaults()}
+		if err := p.check(); err != nil {
+			defaults.err = err
+			return
+		}
+		defaults.p = p
 	})
 	return defaults.p, defaults.err
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Load reads every layer and returns the effective configuration. Any
 // error (an unreadable or invalid file, an unset variable in a path, an

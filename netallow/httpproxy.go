@@ -258,7 +258,7 @@ func (p *Proxy) serveConnect(c net.Conn, br *bufio.Reader, r *request) {
 		if h, _, err := canonHost(r.host); err == nil {
 			host = h
 		}
-		p.record(Decision{Host: host, Port: r.port, Reason: why, Proto: "connect"})
+		p.record(Decision{Host: host, Port: r.port, Reason: why, Proto: "connect"}, "")
 		writeText(c, 403, "safeexec: "+why+"; refused", true)
 		return
 	}
@@ -288,7 +288,7 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, r *request) bool {
 		if h, _, err := canonHost(r.host); err == nil {
 			host = h
 		}
-		p.record(Decision{Host: host, Port: r.port, Reason: why, Proto: "http"})
+		p.record(Decision{Host: host, Port: r.port, Reason: why, Proto: "http"}, "")
 		writeText(c, 403, "safeexec: "+why+"; refused", true)
 		return false
 	}

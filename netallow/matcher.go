@@ -278,6 +278,7 @@ type verdict struct {
 	reason  string     // why not, for refusals
 	denied  bool       // refused by the denied list
 	invalid bool       // not a host name or address at all
+	guard   bool       // refused by the address guard
 }
 
 const (
@@ -306,7 +307,7 @@ func (m *Matcher) decide(rawHost string, port int) verdict {
 			// An IP literal is connected to as is, so it passes the
 			// same guard as a resolved address.
 			if why := m.checkAddr(addr, port); why != "" {
-				v.ok, v.reason = false, "is a "+why
+				v.ok, v.reason, v.guard = false, why, true
 			}
 		}
 		return v
@@ -367,15 +368,14 @@ func (m *Matcher) allowsSomePort(h string, addr netip.Addr) bool {
 }
 
 // checkAddr is the resolved-address guard: it returns "" when the proxy may
-// connect to a on port, else why not ("link-local address 169.254.169.254,
-// which is not in the network allowlist"). Loopback, private, link-local
+// connect to a on port, else why not ("link-local address 169.254.169.254"). Loopback, private, link-local
 // (cloud metadata), shared, unspecified, multicast and reserved addresses
 // are refused unless the address itself is allowed (or, for loopback,
 // "localhost" is), and a denied address is refused whatever name led to it.
 func (m *Matcher) checkAddr(a netip.Addr, port int) string {
 	a = a.Unmap()
 	if m.deny.addrMatch(a, port, true) || a.IsLoopback() && anyRule(m.deny.exact["localhost"], port, true) {
-		return "address " + a.String() + ", which is " + reasonDenied
+		return "denied address " + a.String()
 	}
 	class := addrClass(a)
 	if class == "" {
@@ -384,5 +384,5 @@ func (m *Matcher) checkAddr(a netip.Addr, port int) string {
 	if m.allow.addrMatch(a, port, false) || a.IsLoopback() && anyRule(m.allow.exact["localhost"], port, false) {
 		return ""
 	}
-	return class + " address " + a.String() + ", which is " + reasonNotListed
+	return class + " address " + a.String()
 }

@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -316,8 +318,10 @@ func (l *decisionLog) list() []Decision {
 	return append([]Decision(nil), l.list_...)
 }
 
-// record logs a decision and returns a handle for adding byte counts.
-func (p *Proxy) record(d Decision) int {
+// record logs a decision and returns a handle for adding byte counts. A
+// refusal is noted on Options.Log once per host, port and reason, with
+// hint saying what to do about it.
+func (p *Proxy) record(d Decision, hint string) int {
 	p.mu.Lock()
 	i := p.log.add(d)
 	note := false
@@ -333,8 +337,7 @@ func (p *Proxy) record(d Decision) int {
 	}
 	p.mu.Unlock()
 	if note {
-		fmt.Fprintf(p.opts.Log, "safeexec: network: refused %s (%s) — add it to [network] allowed_domains or --allow-domain if it is needed\n",
-			hostPort(d.Host, d.Port), d.Reason)
+		fmt.Fprintf(p.opts.Log, "safeexec: network: refused %s (%s)%s\n", hostPort(d.Host, d.Port), d.Reason, hint)
 	}
 	if p.opts.OnDecision != nil {
 		p.cbMu.Lock()
@@ -357,25 +360,50 @@ type refusal struct {
 	port    int
 	reason  string
 	invalid bool // the host is malformed: HTTP answers 400
+	guard   bool // the address guard refused what the name resolves to
 }
 
 func (r *refusal) Error() string { return hostPort(r.host, r.port) + ": " + r.reason }
 
 // message is the text the client sees.
 func (r *refusal) message() string {
-	if r.invalid {
+	const not = " is not in the network allowlist"
+	switch {
+	case r.invalid:
 		return "safeexec: " + r.reason
+	case r.guard:
+		return "safeexec: " + r.host + not + ": " + r.reason + " (only an entry for that address itself allows it)"
+	case r.reason == reasonPort:
+		return "safeexec: " + r.host + not + " for port " + strconv.Itoa(r.port)
+	case r.reason == reasonDenied:
+		return "safeexec: " + r.host + not + " (it is denied)"
 	}
-	switch r.reason {
-	case reasonNotListed:
-		return "safeexec: " + r.host + " is not in the network allowlist"
-	case reasonPort:
-		return "safeexec: " + r.host + " is not in the network allowlist for port " + fmt.Sprint(r.port)
-	case reasonDenied:
-		return "safeexec: " + r.host + " is not in the network allowlist (it is denied)"
+	return "safeexec: " + r.host + not
+}
+
+// hint is the what-to-do-next part of the note on safeexec's stderr.
+func (r *refusal) hint() string {
+	switch {
+	case r.invalid || r.reason == reasonDenied:
+		return ""
+	case r.guard:
+		return " — allow-list the address itself (e.g. \"" + hostPortEntry(r.reason, r.port) + "\") if the command needs it"
 	}
-	// "resolves to ..." and "is a ..." from the address guard.
-	return "safeexec: " + r.host + " " + r.reason
+	entry := hostPort(r.host, r.port)
+	if r.port == 80 || r.port == 443 {
+		entry = r.host
+		if strings.IndexByte(entry, ':') >= 0 {
+			entry = "[" + entry + "]"
+		}
+	}
+	return " — add it to [network] allowed_domains or pass --allow-domain " + entry + " if the command needs it"
+}
+
+// hostPortEntry turns "link-local address 169.254.169.254" into the entry
+// that would allow it.
+func hostPortEntry(reason string, port int) string {
+	a := reason[strings.LastIndexByte(reason, ' ')+1:]
+	return hostPort(a, port)
 }
 
 // connect decides host:port, resolves an allowed name, keeps only the
@@ -386,12 +414,13 @@ func (r *refusal) message() string {
 func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, error) {
 	v := p.m.decide(rawHost, port)
 	if !v.ok {
-		i := p.record(Decision{Host: v.host, Port: port, Reason: v.reason, Proto: proto})
-		return nil, i, &refusal{v.host, port, v.reason, v.invalid}
+		rf := &refusal{v.host, port, v.reason, v.invalid, v.guard}
+		i := p.record(Decision{Host: v.host, Port: port, Reason: v.reason, Proto: proto}, rf.hint())
+		return nil, i, rf
 	}
 	addrs, err := p.resolve(v)
 	if err != nil {
-		i := p.record(Decision{Host: v.host, Port: port, Reason: "cannot resolve: " + shortErr(err), Proto: proto})
+		i := p.record(Decision{Host: v.host, Port: port, Reason: "cannot resolve: " + shortErr(err), Proto: proto}, "")
 		return nil, i, fmt.Errorf("resolve %s: %w", v.host, err)
 	}
 	var ok []netip.Addr
@@ -399,7 +428,7 @@ func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, 
 	for _, a := range addrs {
 		if w := p.m.checkAddr(a, port); w != "" {
 			if why == "" {
-				why = "resolves to " + w
+				why = "it resolves to " + w
 			}
 			continue
 		}
@@ -407,12 +436,13 @@ func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, 
 	}
 	if len(ok) == 0 {
 		if why == "" {
-			why = "resolves to no address"
+			why = "it resolves to no address"
 		}
-		i := p.record(Decision{Host: v.host, Port: port, Reason: why, Proto: proto})
-		return nil, i, &refusal{v.host, port, why, false}
+		rf := &refusal{v.host, port, why, false, true}
+		i := p.record(Decision{Host: v.host, Port: port, Reason: why, Proto: proto}, rf.hint())
+		return nil, i, rf
 	}
-	i := p.record(Decision{Host: v.host, Port: port, Allowed: true, Proto: proto})
+	i := p.record(Decision{Host: v.host, Port: port, Allowed: true, Proto: proto}, "")
 	var lastErr error
 	for n, a := range ok {
 		timeout := dialTimeout

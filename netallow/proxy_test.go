@@ -261,7 +261,7 @@ func TestDeniedNameRefused(t *testing.T) {
 	if !strings.Contains(notes, "safeexec: network: refused denied.test:80 (not in the network allowlist)") {
 		t.Errorf("refusal notes %q", notes)
 	}
-	if n := strings.Count(notes, "denied.test:80 "); n != 1 {
+	if n := strings.Count(notes, "refused denied.test:80 "); n != 1 {
 		t.Errorf("denied.test:80 noted %d times, want once", n)
 	}
 	for line := range strings.Lines(notes) {
@@ -343,7 +343,7 @@ func TestAddressGuard(t *testing.T) {
 		{"private.test", "private address 10.1.2.3"},
 	} {
 		out, _, _ := run(t, nil, "curl", "-sS", "--max-time", "10", "-x", px, "http://"+tc.host+"/")
-		want := "safeexec: " + tc.host + " resolves to " + tc.class + ", which is not in the network allowlist"
+		want := "safeexec: " + tc.host + " is not in the network allowlist: it resolves to " + tc.class
 		if !strings.Contains(out, want) {
 			t.Errorf("%s plain: %q, want %q", tc.host, out, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,7 +52,15 @@ var dnsNames = map[string]netip.Addr{
 }
 
 func runTests(m *testing.M) int {
-	if os.Getenv(nsMarker) == "1" {
+	if os.Getenv(nsMarker) != "" {
+		// Only ever change mounts and addresses in namespaces of our
+		// own, never the parent's: the marker alone proves nothing
+		// (it may be set by hand).
+		own, parent := namespaces("self"), namespaces(strconv.Itoa(os.Getppid()))
+		if own == "" || parent == "" || sharesAny(own, parent) {
+			testEnvErr = errors.New("refusing to set up the test environment outside a private namespace")
+			return m.Run()
+		}
 		dir, err := setupNamespace()
 		testEnvErr = err
 		code := m.Run()
@@ -88,6 +97,30 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	return 0
+}
+
+// namespaces identifies the mount and network namespaces of a process
+// ("self" or a pid).
+func namespaces(pid string) string {
+	mnt, err1 := os.Readlink("/proc/" + pid + "/ns/mnt")
+	netns, err2 := os.Readlink("/proc/" + pid + "/ns/net")
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	return mnt + "," + netns
+}
+
+// sharesAny reports whether two namespaces() values share a namespace.
+func sharesAny(a, b string) bool {
+	as, bs := strings.Split(a, ","), strings.Split(b, ",")
+	for _, x := range as {
+		for _, y := range bs {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // setupNamespace runs in the child: private mounts, the test hosts and

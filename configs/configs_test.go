@@ -322,6 +322,14 @@ func TestStrictErrors(t *testing.T) {
 	}
 }
 
+func TestValidateExpandsPaths(t *testing.T) {
+	path := write(t, filepath.Join(t.TempDir(), "c.toml"), "[filesystem]\ndeny_read = [\"$SAFEEXEC_TEST_SURELY_UNSET/x\"]\n")
+	var ce *Error
+	if err := Validate(path); !errors.As(err, &ce) || ce.Line != 2 {
+		t.Errorf("got %v, want an *Error at line 2", err)
+	}
+}
+
 func TestErrorString(t *testing.T) {
 	e := &Error{Path: "/x/config.toml", Line: 3, Column: 12, Key: "filesystem.allow_writes", Msg: `unknown key "filesystem.allow_writes"`}
 	if got, want := e.Error(), `read config /x/config.toml: line 3, column 12: unknown key "filesystem.allow_writes"`; got != want {

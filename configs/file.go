@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -522,14 +523,28 @@ func parseTimeout(v any) (time.Duration, error) {
 	}
 }
 
-// Validate decodes one file strictly and checks its values, as Load would
-// (without the environment-dependent path expansion). It returns nil or an
+// Validate decodes one file strictly and checks its values as Load would,
+// expanding its paths with this process's environment, home and working
+// directory (so an unset $VARIABLE is reported). It returns nil or an
 // *Error.
 func Validate(path string) error {
 	data, err := readFile(path)
 	if err != nil {
 		return err
 	}
-	_, err = parse(path, data)
-	return err
+	p, err := parse(path, data)
+	if err != nil {
+		return err
+	}
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	if home == "" || cwd == "" {
+		return nil // nothing to expand against; the values are checked
+	}
+	l := &loader{e: &Effective{}, x: &expander{cwd: cwd, home: home, getenv: os.Getenv, hooksDone: true}}
+	l.x.configDir, l.x.stateDir = configDir(os.Getenv, home), stateDir(os.Getenv, home)
+	if err := l.applyTrusted(p); err != nil {
+		return err
+	}
+	return l.finish()
 }

@@ -103,16 +103,35 @@ const bwPrivateTmp = "/tmp"
 // writable root naming one of them means "the command's $TMPDIR".
 var bwHostTempDirs = []string{"/tmp", "/var/tmp"}
 
-// bwrapArgs returns bwrap's arguments for running argv confined by p, the
-// placeholders that must exist on the host while it runs, and the command's
-// environment derived from env. It fails when the policy cannot be
-// expressed, never by weakening it.
-func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args []string, ph []placeholder, outEnv []string, err error) {
+// bwrapPlan is bwrapArgs' result.
+type bwrapPlan struct {
+	// Args are bwrap's arguments, the command included.
+	Args []string
+	// Placeholders must exist on the host while the sandbox runs.
+	Placeholders []placeholder
+	// Targets are existing paths that masks and protections are mounted
+	// on (some may be other runs' placeholders).
+	Targets []string
+	// Env is the command's environment.
+	Env []string
+}
+
+// bwrapArgs plans bwrap's arguments for running argv confined by p. It
+// fails when the policy cannot be expressed, never by weakening it.
+func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwrapPlan, error) {
+	args, ph, targets, outEnv, err := bwrapPlanArgs(p, h, fds, argv, env)
+	if err != nil {
+		return nil, err
+	}
+	return &bwrapPlan{Args: args, Placeholders: ph, Targets: targets, Env: outEnv}, nil
+}
+
+func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args []string, ph []placeholder, targets []string, outEnv []string, err error) {
 	if p == nil {
-		return nil, nil, nil, errors.New("bwrap: no policy")
+		return nil, nil, nil, nil, errors.New("bwrap: no policy")
 	}
 	if len(argv) == 0 {
-		return nil, nil, nil, errors.New("bwrap: empty command")
+		return nil, nil, nil, nil, errors.New("bwrap: empty command")
 	}
 	mode := p.Mode
 	switch mode {
@@ -120,20 +139,20 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 		mode = Compat
 	case Strict, Compat, Permissive:
 	default:
-		return nil, nil, nil, fmt.Errorf("bwrap: unknown mode %q", p.Mode)
+		return nil, nil, nil, nil, fmt.Errorf("bwrap: unknown mode %q", p.Mode)
 	}
 	if !path.IsAbs(p.Cwd) {
-		return nil, nil, nil, fmt.Errorf("bwrap: working directory %q is not absolute", p.Cwd)
+		return nil, nil, nil, nil, fmt.Errorf("bwrap: working directory %q is not absolute", p.Cwd)
 	}
 	for _, list := range [][]string{p.WritableRoots, p.DenyRead} {
 		for _, e := range list {
 			if !path.IsAbs(e) {
-				return nil, nil, nil, fmt.Errorf("bwrap: policy path %q is not absolute", e)
+				return nil, nil, nil, nil, fmt.Errorf("bwrap: policy path %q is not absolute", e)
 			}
 		}
 	}
 	if p.CacheDir != "" && !path.IsAbs(p.CacheDir) {
-		return nil, nil, nil, fmt.Errorf("bwrap: cache directory %q is not absolute", p.CacheDir)
+		return nil, nil, nil, nil, fmt.Errorf("bwrap: cache directory %q is not absolute", p.CacheDir)
 	}
 	b := &bwBuilder{h: h, mode: mode}
 
@@ -190,7 +209,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 	}
 	if p.CacheDir != "" {
 		if b.kind(p.CacheDir) != fs.ModeDir {
-			return nil, nil, nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
+			return nil, nil, nil, nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
 		}
 		if mode != Permissive {
 			args = append(args, "--bind", p.CacheDir, p.CacheDir)
@@ -198,13 +217,13 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 	}
 	if p.Network.Enabled {
 		if p.Network.ProxyDir == "" || !path.IsAbs(p.Network.ProxyDir) {
-			return nil, nil, nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
+			return nil, nil, nil, nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
 		}
 		if len(p.Network.Bridge) == 0 {
-			return nil, nil, nil, errors.New("bwrap: network enabled but no bridge command")
+			return nil, nil, nil, nil, errors.New("bwrap: network enabled but no bridge command")
 		}
 		if b.kind(p.Network.ProxyDir) != fs.ModeDir {
-			return nil, nil, nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
+			return nil, nil, nil, nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
 		}
 		args = append(args, "--ro-bind", p.Network.ProxyDir, p.Network.ProxyDir)
 		// The bridge is safeexec itself, which may live where the sandbox
@@ -251,7 +270,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args 
 		args = append(args, "--")
 	}
 	args = append(args, argv...)
-	return args, b.placeholders, bwrapEnv(env, sockRoots), nil
+	return args, b.placeholders, b.targets, bwrapEnv(env, sockRoots), nil
 }
 
 type bwBuilder struct {
@@ -259,6 +278,7 @@ type bwBuilder struct {
 	mode         Mode
 	placeholders []placeholder
 	seen         map[string]bool // placeholder paths
+	targets      []string
 }
 
 func (b *bwBuilder) kind(p string) fs.FileMode {
@@ -385,6 +405,7 @@ func pathDepth(p string) int {
 // mask hides an existing path: a directory behind an empty tmpfs, anything
 // else behind /dev/null.
 func (b *bwBuilder) mask(p string) []string {
+	b.targets = append(b.targets, p)
 	switch k := b.kind(p); {
 	case k == fs.ModeDir:
 		return []string{"--perms", "0555", "--tmpfs", p}
@@ -500,6 +521,7 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 			switch k := b.kind(next); k {
 			case fs.ModeDir:
 				if last {
+					b.targets = append(b.targets, next)
 					add(next, "--ro-bind", next, next)
 					return
 				}
@@ -548,6 +570,7 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 				// A file: the protected path itself, or a ".git" file
 				// pointing at a git directory, which must not be
 				// redirected.
+				b.targets = append(b.targets, next)
 				add(next, "--ro-bind", next, next)
 				return
 			}

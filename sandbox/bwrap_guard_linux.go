@@ -20,36 +20,39 @@ import (
 //
 // A mount needs an existing path to sit on. For a protected or masked path
 // that does not exist yet (a new .envrc, ~/.aws), safeexec creates an empty
-// file or directory on the host while sandboxes run and removes it after.
+// file or directory on the host while sandboxes use it and removes it after.
 // Removing it too early would be a hole: unlinking a mount point on the host
-// silently detaches the mount in every sandbox that uses it. So:
+// silently detaches the mount in every sandbox that uses it. So each
+// placeholder has an entry file in a per-user registry, and the entry is
+// also its lock:
 //
-//   - every bwrap run holds a shared flock on one per-user lock file from
-//     before it looks at the file system until its sandbox is gone;
-//   - each placeholder is recorded in a per-user registry directory before
-//     it is created;
-//   - whoever gets the lock exclusively (no sandbox running) removes every
-//     recorded placeholder that is still an empty file or directory: the
-//     last run to end cleans up for all;
-//   - a small watchdog (sh and flock(1)) outlives a safeexec killed with
-//     SIGKILL: it waits for the sandbox to be gone (EOF on bwrap's
-//     --sync-fd), then for the exclusive lock, and cleans up the same way.
+//   - a run that creates a placeholder, or mounts on a path that is one,
+//     holds a shared flock on its entry until its sandbox is gone;
+//   - when a run ends it tries to take each of its entries exclusively,
+//     without waiting; whoever succeeds is the last user, removes the
+//     placeholder if it is still an empty file or directory, and unlinks
+//     the entry;
+//   - a small watchdog (sh and flock(1)) inherits the locks and outlives a
+//     safeexec killed with SIGKILL: it waits for the sandbox to be gone (EOF
+//     on bwrap's --sync-fd) and does the same.
 //
-// The registry and lock live in a private directory (/run/safeexec for
-// root, $XDG_RUNTIME_DIR/safeexec, else $TMPDIR/safeexec-UID), which the
-// sandbox cannot see: /run and /tmp are private inside.
+// A run that mounts on no placeholder takes no lock and starts no watchdog.
+// The registry lives in a private directory (/run/safeexec for root,
+// $XDG_RUNTIME_DIR/safeexec, else $TMPDIR/safeexec-UID), which the sandbox
+// cannot see: /run and /tmp are private inside.
 
-// placeholderScript is the watchdog: fd 3 is the lock (shared with the
-// run), fd 4 the sync pipe, $1 the registry directory.
-const placeholderScript = `read -r _ <&4
-exec 4<&-
-flock -x 3 || exit 0
-for e in "$1"/*; do
-	[ -f "$e" ] || continue
-	p=$(cat -- "$e") || continue
-	case ${e##*/} in
-	d-*) rmdir -- "$p" 2>/dev/null ;;
-	f-*) if [ -f "$p" ] && [ ! -L "$p" ] && [ ! -s "$p" ]; then rm -f -- "$p"; fi ;;
+// placeholderScript is the watchdog. fd 3 is the sync pipe; the arguments
+// come in fours: lock fd, kind (d or f), placeholder path, entry path.
+const placeholderScript = `read -r _ <&3
+exec 3<&-
+while [ $# -ge 4 ]; do
+	fd=$1 kind=$2 p=$3 e=$4
+	shift 4
+	flock -xn "$fd" || continue
+	[ "$(stat -L -c %h "/dev/fd/$fd" 2>/dev/null)" = 0 ] && continue
+	case $kind in
+	d) rmdir -- "$p" 2>/dev/null ;;
+	f) if [ -f "$p" ] && [ ! -L "$p" ] && [ ! -s "$p" ]; then rm -f -- "$p"; fi ;;
 	esac
 	rm -f -- "$e"
 done
@@ -75,15 +78,16 @@ func placeholderDir() (string, error) {
 		cands = append(cands, filepath.Join(os.TempDir(), "safeexec-"+strconv.Itoa(uid)))
 		var errs []error
 		for _, d := range cands {
+			reg := filepath.Join(d, "placeholders")
 			if err := privateDir(d, uid); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			if err := privateDir(filepath.Join(d, "placeholders"), uid); err != nil {
+			if err := privateDir(reg, uid); err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			placeholderDirOnce.dir = d
+			placeholderDirOnce.dir = reg
 			return
 		}
 		placeholderDirOnce.err = fmt.Errorf("no private directory for placeholders: %w", errors.Join(errs...))
@@ -107,95 +111,179 @@ func privateDir(d string, uid int) error {
 	return nil
 }
 
+// heldEntry is a placeholder this run relies on, with its locked entry.
+type heldEntry struct {
+	lock  *os.File
+	ph    placeholder
+	entry string
+}
+
 type placeholderGuard struct {
 	dir      string
-	lock     *os.File
+	held     map[string]*heldEntry // by placeholder path
 	watchdog *exec.Cmd
-	created  int
 }
 
-// lockPlaceholders takes the shared lock for one run.
-func lockPlaceholders() (*placeholderGuard, error) {
-	dir, err := placeholderDir()
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("placeholder lock: %w", err)
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_SH)
-		if err != unix.EINTR {
-			break
+func newPlaceholderGuard() *placeholderGuard {
+	return &placeholderGuard{held: map[string]*heldEntry{}}
+}
+
+func (g *placeholderGuard) registry() (string, error) {
+	if g.dir == "" {
+		d, err := placeholderDir()
+		if err != nil {
+			return "", err
 		}
+		g.dir = d
 	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("placeholder lock: %w", err)
-	}
-	return &placeholderGuard{dir: dir, lock: f}, nil
+	return g.dir, nil
 }
 
-func (g *placeholderGuard) entry(p placeholder) string {
-	sum := sha256.Sum256([]byte(p.Path))
-	kind := "f-"
-	if p.Dir {
-		kind = "d-"
-	}
-	return filepath.Join(g.dir, "placeholders", kind+hex.EncodeToString(sum[:16]))
+func entryName(p string) string {
+	sum := sha256.Sum256([]byte(p))
+	return hex.EncodeToString(sum[:16])
 }
 
-// create makes the placeholders, recording each before creating it. It
-// returns the paths it could not create.
-func (g *placeholderGuard) create(ph []placeholder) (failed []string) {
-	for _, p := range ph {
-		if err := os.WriteFile(g.entry(p), []byte(p.Path), 0o600); err != nil {
-			failed = append(failed, p.Path)
+// lockEntry takes a shared lock on an open entry; false when the entry was
+// removed meanwhile (its placeholder is gone or going).
+func lockEntry(f *os.File) bool {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH)
+		if err == unix.EINTR {
 			continue
 		}
-		var err error
-		if p.Dir {
-			err = os.Mkdir(p.Path, 0o700)
-		} else {
-			var f *os.File
-			f, err = os.OpenFile(p.Path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
-			if err == nil {
-				f.Close()
+		if err != nil {
+			return false
+		}
+		var st unix.Stat_t
+		return unix.Fstat(int(f.Fd()), &st) == nil && st.Nlink > 0
+	}
+}
+
+// hold locks the entries of targets that are registered placeholders. It
+// reports whether one of them vanished meanwhile, in which case the caller
+// must plan again.
+func (g *placeholderGuard) hold(targets []string) (changed bool) {
+	dir, err := g.registry()
+	if err != nil {
+		return false // no registry: no placeholders can exist
+	}
+	for _, t := range targets {
+		if g.held[t] != nil {
+			continue
+		}
+		e := filepath.Join(dir, entryName(t))
+		f, err := os.OpenFile(e, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue // not a placeholder
+		}
+		if !lockEntry(f) {
+			f.Close()
+			changed = true
+			continue
+		}
+		fi, err := os.Lstat(t)
+		if err != nil {
+			f.Close()
+			changed = true
+			continue
+		}
+		g.held[t] = &heldEntry{lock: f, ph: placeholder{Path: t, Dir: fi.IsDir()}, entry: e}
+	}
+	return changed
+}
+
+// create makes the placeholders, each under a locked entry. It returns
+// the paths it could not create at all, and whether the caller must plan
+// again because another run got there first.
+func (g *placeholderGuard) create(ph []placeholder) (failed []string, again bool, err error) {
+	if len(ph) == 0 {
+		return nil, false, nil
+	}
+	dir, err := g.registry()
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range ph {
+		if g.held[p.Path] != nil {
+			continue
+		}
+		e := filepath.Join(dir, entryName(p.Path))
+		f, err := os.OpenFile(e, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		fresh := err == nil
+		if errors.Is(err, fs.ErrExist) {
+			f, err = os.OpenFile(e, os.O_RDWR|syscall.O_NOFOLLOW, 0)
+			if errors.Is(err, fs.ErrNotExist) {
+				again = true // removed meanwhile
+				continue
 			}
 		}
 		if err != nil {
-			// It appeared meanwhile (then the next plan mounts on it as
-			// an existing path) or cannot be made at all.
-			os.Remove(g.entry(p))
-			failed = append(failed, p.Path)
+			return nil, false, fmt.Errorf("placeholder registry: %w", err)
+		}
+		if !lockEntry(f) {
+			f.Close()
+			again = true
 			continue
 		}
-		g.created++
+		if p.Dir {
+			err = os.Mkdir(p.Path, 0o700)
+		} else {
+			var pf *os.File
+			pf, err = os.OpenFile(p.Path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+			if err == nil {
+				pf.Close()
+			}
+		}
+		switch {
+		case err == nil:
+			g.held[p.Path] = &heldEntry{lock: f, ph: p, entry: e}
+		case errors.Is(err, fs.ErrExist):
+			// Another run made it (then the entry was there before us and
+			// we share it), or the host did (then it is not a placeholder
+			// and must never be removed): plan again either way.
+			if fi, lerr := os.Lstat(p.Path); !fresh && lerr == nil && fi.IsDir() == p.Dir {
+				g.held[p.Path] = &heldEntry{lock: f, ph: p, entry: e}
+			} else {
+				g.drop(f, e)
+			}
+			again = true
+		default:
+			g.drop(f, e)
+			failed = append(failed, p.Path)
+		}
 	}
-	return failed
+	return failed, again, nil
 }
 
-// watch starts the watchdog when there is anything to clean up after this
-// run: placeholders it created, or earlier ones still recorded.
+// drop gives up an entry, removing it when nobody else holds it.
+func (g *placeholderGuard) drop(f *os.File, e string) {
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		os.Remove(e)
+	}
+	f.Close()
+}
+
+// watch starts the watchdog when this run holds placeholders.
 func (g *placeholderGuard) watch(sync *os.File) {
-	reg := filepath.Join(g.dir, "placeholders")
-	if g.created == 0 {
-		d, err := os.Open(reg)
-		if err != nil {
-			return
+	if len(g.held) == 0 {
+		return
+	}
+	args := []string{"safeexec-placeholder-watchdog", "-c", placeholderScript, "sh"}
+	files := []*os.File{sync}
+	for _, h := range g.held {
+		kind := "f"
+		if h.ph.Dir {
+			kind = "d"
 		}
-		names, _ := d.Readdirnames(1)
-		d.Close()
-		if len(names) == 0 {
-			return
-		}
+		args = append(args, strconv.Itoa(3+len(files)), kind, h.ph.Path, h.entry)
+		files = append(files, h.lock)
 	}
 	cmd := &exec.Cmd{
 		Path:        "/bin/sh",
-		Args:        []string{"safeexec-placeholder-watchdog", "-c", placeholderScript, "sh", reg},
+		Args:        args,
 		Env:         []string{"PATH=/usr/bin:/bin:/usr/sbin:/sbin", "LC_ALL=C"},
-		ExtraFiles:  []*os.File{g.lock, sync},
+		ExtraFiles:  files,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if cmd.Start() == nil {
@@ -203,54 +291,42 @@ func (g *placeholderGuard) watch(sync *os.File) {
 	}
 }
 
-// release ends the run's hold: if no other sandbox is running it removes
-// every recorded placeholder now; otherwise the last one out (or a
-// watchdog) does.
+// release ends this run's hold on its placeholders: the last user of each
+// removes it.
 func (g *placeholderGuard) release() {
-	if g == nil || g.lock == nil {
+	if g == nil {
 		return
 	}
-	fd := int(g.lock.Fd())
-	if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
-		removePlaceholders(filepath.Join(g.dir, "placeholders"))
+	for path, h := range g.held {
+		fd := int(h.lock.Fd())
+		if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil && st.Nlink > 0 {
+				removePlaceholder(h.ph)
+				os.Remove(h.entry)
+			}
+		}
+		// Unlock explicitly: the watchdog shares this open file, and
+		// closing our descriptor alone would keep its lock.
+		unix.Flock(fd, unix.LOCK_UN)
+		h.lock.Close()
+		delete(g.held, path)
 	}
-	// Unlock explicitly: the watchdog shares this open file, and closing
-	// our descriptor alone would leave its lock in place.
-	unix.Flock(fd, unix.LOCK_UN)
-	g.lock.Close()
-	g.lock = nil
 	if w := g.watchdog; w != nil {
+		g.watchdog = nil
 		go w.Wait() // it ends as soon as it sees the sandbox gone
 	}
 }
 
-// removePlaceholders removes every recorded placeholder that is still
-// empty; one that a host program has put something into is left alone.
-func removePlaceholders(reg string) {
-	d, err := os.Open(reg)
-	if err != nil {
+// removePlaceholder removes p if it is still an empty directory or file;
+// one that a host program has put something into is left alone.
+func removePlaceholder(p placeholder) {
+	if p.Dir {
+		unix.Rmdir(p.Path)
 		return
 	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, n := range names {
-		e := filepath.Join(reg, n)
-		b, err := os.ReadFile(e)
-		if err != nil {
-			continue
-		}
-		p := string(b)
-		if filepath.IsAbs(p) {
-			switch n[:2] {
-			case "d-":
-				unix.Rmdir(p)
-			case "f-":
-				var st unix.Stat_t
-				if unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
-					unix.Unlink(p)
-				}
-			}
-		}
-		os.Remove(e)
+	var st unix.Stat_t
+	if unix.Lstat(p.Path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
+		unix.Unlink(p.Path)
 	}
 }

@@ -232,46 +232,52 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 
 	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
-	var (
-		guard *placeholderGuard
-		args  []string
-		ph    []placeholder
-		env   []string
-	)
-	// Placeholders (and other runs' placeholders we may mount on) must not
-	// be removed while this sandbox uses them: hold the shared lock before
-	// looking at the file system.
-	guard, err = lockPlaceholders()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox bwrap: %w", err)
-	}
+
+	// Placeholders, ours or other runs' that we mount on, must not be
+	// removed while this sandbox uses them: lock their entries, then look
+	// again, until the plan is stable.
+	guard := newPlaceholderGuard()
 	fail := func(err error) (Process, error) {
 		guard.release()
 		return nil, err
 	}
-
 	nFD := 3 + len(c.ExtraFiles)
 	fds := bwrapFDs{Status: nFD, Seccomp: nFD + 1, Sync: nFD + 2}
 	if p.Limits != (Limits{}) {
 		fds.Block = nFD + 3
 	}
+	var plan *bwrapPlan
 	for attempt := 0; ; attempt++ {
-		args, ph, env, err = bwrapArgs(p, host, fds, c.Argv, c.Env)
+		if attempt == 5 {
+			return fail(errors.New("sandbox bwrap: protected paths keep changing while starting; try again"))
+		}
+		plan, err = bwrapArgs(p, host, fds, c.Argv, c.Env)
 		if err != nil {
 			return fail(fmt.Errorf("sandbox bwrap: %w", err))
 		}
-		failed := guard.create(ph)
-		if len(failed) == 0 {
+		if guard.hold(plan.Targets) {
+			continue
+		}
+		failed, again, err := guard.create(plan.Placeholders)
+		if err != nil {
+			return fail(fmt.Errorf("sandbox bwrap: %w", err))
+		}
+		if len(failed) > 0 {
+			// Where safeexec cannot create a file, that path stays
+			// unprotected (doc.go, Limits); plan without it.
+			if host.NoPlaceholder == nil {
+				host.NoPlaceholder = map[string]bool{}
+			}
+			for _, f := range failed {
+				host.NoPlaceholder[f] = true
+			}
+			again = true
+		}
+		if !again {
 			break
 		}
-		if attempt > 0 {
-			return fail(fmt.Errorf("sandbox bwrap: cannot create placeholder %s", failed[0]))
-		}
-		host.NoPlaceholder = map[string]bool{}
-		for _, f := range failed {
-			host.NoPlaceholder[f] = true
-		}
 	}
+	args, env := plan.Args, plan.Env
 
 	// Descriptors: status (bwrap writes), seccomp (bwrap reads), sync
 	// (held by the sandbox's init: EOF when the sandbox is gone), block

@@ -108,11 +108,12 @@ func TestBwrapArgsGolden(t *testing.T) {
 		{"limits", limited, 1000, bwrapFDs{Status: 3, Seccomp: 4, Sync: 5, Block: 6}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args, ph, env, err := bwrapArgs(tc.p, goldenHost(tc.uid), tc.fds, []string{"npm", "test"},
+			plan, err := bwrapArgs(tc.p, goldenHost(tc.uid), tc.fds, []string{"npm", "test"},
 				[]string{"PATH=/usr/bin", "TMPDIR=/home/u/tmp", "SSH_AUTH_SOCK=/run/user/1000/ssh", "HOME=/home/u"})
 			if err != nil {
 				t.Fatal(err)
 			}
+			args, ph, env := plan.Args, plan.Placeholders, plan.Env
 			var b strings.Builder
 			for i := 0; i < len(args); i++ {
 				// One option with its operands per line.
@@ -173,10 +174,11 @@ func TestBwrapArgsProperties(t *testing.T) {
 	for _, m := range []Mode{Strict, Compat, Permissive} {
 		for _, uid := range []int{0, 1000} {
 			p := goldenPolicy(m)
-			args, _, env, err := bwrapArgs(p, goldenHost(uid), bwrapFDs{Status: 3, Seccomp: 4}, []string{"true"}, []string{"SSH_AUTH_SOCK=/x", "TMPDIR=/home/u/tmp"})
+			plan, err := bwrapArgs(p, goldenHost(uid), bwrapFDs{Status: 3, Seccomp: 4}, []string{"true"}, []string{"SSH_AUTH_SOCK=/x", "TMPDIR=/home/u/tmp"})
 			if err != nil {
 				t.Fatal(err)
 			}
+			args, env := plan.Args, plan.Env
 			for _, must := range []string{"--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid",
 				"--unshare-ipc", "--unshare-uts", "--unshare-net", "--disable-userns", "--seccomp"} {
 				if !slices.Contains(args, must) {
@@ -217,11 +219,11 @@ func TestBwrapArgsRejects(t *testing.T) {
 		"network, no bridge": {Mode: Compat, Cwd: "/home/u/proj", Network: Network{Enabled: true, ProxyDir: "/tmp/safeexec-proxy"}},
 		"network, no dir":    {Mode: Compat, Cwd: "/home/u/proj", Network: Network{Enabled: true, Bridge: []string{"x"}}},
 	} {
-		if _, _, _, err := bwrapArgs(p, h, bwrapFDs{}, []string{"true"}, nil); err == nil {
+		if _, err := bwrapArgs(p, h, bwrapFDs{}, []string{"true"}, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	if _, _, _, err := bwrapArgs(goldenPolicy(Compat), h, bwrapFDs{}, nil, nil); err == nil {
+	if _, err := bwrapArgs(goldenPolicy(Compat), h, bwrapFDs{}, nil, nil); err == nil {
 		t.Errorf("empty argv accepted")
 	}
 }

@@ -193,8 +193,12 @@ func redactText(s string, secrets []string) string {
 // wordState tracks the words seen so far within one simple command.
 type wordState struct {
 	mysql, curl, sshpass bool // such a command word was seen
-	prev                 string
-	maskNext             bool // the previous word was an option whose value is secret
+	// sepP: "-p VALUE" is a password (sshpass, mongo, docker login, ...);
+	// dashA: "-a VALUE" is (redis-cli).
+	sepP, dashA bool
+	registry    bool // docker, podman, helm, ... (their "login -p" is a password)
+	prev        string
+	maskNext    bool // the previous word was an option whose value is secret
 }
 
 // mysqlFamily take -p<password> glued to the option.
@@ -223,8 +227,20 @@ func (w *wordState) word(a string) string {
 		case base == "curl":
 			w.curl = true
 		case base == "sshpass":
-			w.sshpass = true
+			w.sshpass, w.sepP = true, true
+		case base == "mongo" || base == "mongosh":
+			w.sepP = true
+		case base == "redis-cli":
+			w.dashA = true
+		case registryTools[base]:
+			w.registry = true
+		case base == "login" && w.registry:
+			w.sepP = true
 		}
+	}
+	// openssl's -passin/-passout pass:SECRET.
+	if v, ok := strings.CutPrefix(a, "pass:"); ok && v != "" && v != Mask {
+		return "pass:" + Mask
 	}
 	// Secret-named assignments wherever they appear: TOKEN=x cmd,
 	// env API_KEY=x cmd, make PASSWORD=x, docker run -e GITHUB_TOKEN=x.
@@ -255,12 +271,28 @@ func (w *wordState) word(a string) string {
 		}
 	}
 	switch {
-	case w.prev == "-p" && w.sshpass:
+	case w.prev == "-p" && w.sepP, w.prev == "-a" && w.dashA:
+		if a != "" && !strings.HasPrefix(a, "-") {
+			return Mask
+		}
+	case secretWord(w.prev) && !strings.HasPrefix(a, "-"):
+		// aws configure set aws_secret_access_key VALUE
 		return Mask
 	case (w.prev == "-u" || w.prev == "--user" || w.prev == "-U" || w.prev == "--proxy-user") && w.curl:
 		return maskUserPass(a)
 	}
 	return a
+}
+
+// registryTools take "login -p PASSWORD".
+var registryTools = map[string]bool{
+	"docker": true, "podman": true, "nerdctl": true, "buildah": true, "skopeo": true, "helm": true, "oras": true, "crane": true,
+}
+
+// secretWord reports whether a bare word names a secret setting whose
+// value follows as the next word: aws_secret_access_key, GITHUB_TOKEN.
+func secretWord(w string) bool {
+	return len(w) >= 8 && isVarName(w) && strings.Contains(w, "_") && secretName(w)
 }
 
 // maskUserPass turns "user:password" into "user:***".

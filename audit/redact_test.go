@@ -70,7 +70,16 @@ func TestRedactArgv(t *testing.T) {
 		{"pem", []string{"echo", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----"}, []string{"echo", "-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----"}},
 		{"pem cut short", []string{"echo", "-----BEGIN PRIVATE KEY-----\nMIIEow"}, []string{"echo", "-----BEGIN PRIVATE KEY-----***"}},
 
+		{"aws configure", []string{"aws", "configure", "set", "aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG"}, []string{"aws", "configure", "set", "aws_secret_access_key", "***"}},
+		{"docker login -p", []string{"docker", "login", "-u", "me", "-p", "hunter2", "ghcr.io"}, []string{"docker", "login", "-u", "me", "-p", "***", "ghcr.io"}},
+		{"mongosh -p", []string{"mongosh", "-u", "admin", "-p", "hunter2"}, []string{"mongosh", "-u", "admin", "-p", "***"}},
+		{"redis-cli -a", []string{"redis-cli", "-a", "hunter2", "ping"}, []string{"redis-cli", "-a", "***", "ping"}},
+		{"openssl pass:", []string{"openssl", "pkcs12", "-passin", "pass:hunter2", "-in", "x.p12"}, []string{"openssl", "pkcs12", "-passin", "pass:***", "-in", "x.p12"}},
+
 		// Negative cases: these must survive untouched.
+		{"docker run -p port", []string{"docker", "run", "-p", "8080:80", "nginx"}, nil},
+		{"ls -a", []string{"ls", "-a", "dir"}, nil},
+		{"unset one name", []string{"unset", "GITHUB_TOKEN"}, nil},
 		{"git hash", []string{"git", "checkout", gitHash}, nil},
 		{"uuid", []string{"kubectl", "get", "pod", uuid}, nil},
 		{"gcc -pthread", []string{"gcc", "-pthread", "-O2", "x.c"}, nil},

@@ -3,6 +3,7 @@
 package netallow
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +33,7 @@ func RunBridge(args []string) int {
 		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
 		return 125
 	}
-	httpLn, err := net.Listen("tcp", "127.0.0.1:0")
+	httpLn, err := listenLoopback()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
 		return 125
@@ -40,7 +41,7 @@ func RunBridge(args []string) int {
 	socksPort := 0
 	var socksLn net.Listener
 	if cfg.socksSock != "" {
-		if socksLn, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		if socksLn, err = listenLoopback(); err != nil {
 			fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
 			return 125
 		}
@@ -69,9 +70,12 @@ func RunBridge(args []string) int {
 		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
 		defer unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, ownPgrp)
 	}
-	proc, err := os.StartProcess(path, cfg.argv, &os.ProcAttr{
+	// syscall.ForkExec rather than os.StartProcess: the latter first
+	// probes pidfd support by starting a throwaway process, a cost paid
+	// on every run.
+	pid, err := syscall.ForkExec(path, cfg.argv, &syscall.ProcAttr{
 		Env:   env,
-		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Files: []uintptr{0, 1, 2},
 		Sys:   attr,
 	})
 	if err != nil {
@@ -79,7 +83,7 @@ func RunBridge(args []string) int {
 		if errors.Is(err, fs.ErrNotExist) {
 			code = 127
 		}
-		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", cfg.argv[0], unwrapPathError(err))
+		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", cfg.argv[0], err)
 		return code
 	}
 	go bridgeAccept(httpLn, cfg.httpSock)
@@ -90,21 +94,35 @@ func RunBridge(args []string) int {
 		for s := range sigs {
 			// The whole group, as a terminal would; the command's
 			// own children that left the group are its business.
-			if syscall.Kill(-proc.Pid, s.(syscall.Signal)) != nil {
-				proc.Signal(s)
+			if syscall.Kill(-pid, s.(syscall.Signal)) != nil {
+				syscall.Kill(pid, s.(syscall.Signal))
 			}
 		}
 	}()
-	st, err := proc.Wait()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "safeexec: network bridge: wait: %v\n", err)
-		return 125
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err == nil {
+			break
+		}
+		if err != syscall.EINTR {
+			fmt.Fprintf(os.Stderr, "safeexec: network bridge: wait: %v\n", err)
+			return 125
+		}
 	}
-	ws := st.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// listenLoopback listens on an ephemeral port of 127.0.0.1. Plain TCP over
+// IPv4 only: it spares the IPv6 and multipath probes a generic listen
+// makes on first use.
+func listenLoopback() (net.Listener, error) {
+	var lc net.ListenConfig
+	lc.SetMultipathTCP(false)
+	return lc.Listen(context.Background(), "tcp4", "127.0.0.1:0")
 }
 
 func unwrapPathError(err error) error {

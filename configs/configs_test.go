@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -613,6 +614,47 @@ func TestWorktreeGitDir(t *testing.T) {
 		if !slices.Contains(e.DenyWrite, w) {
 			t.Errorf("DenyWrite lacks %q: %q", w, e.DenyWrite)
 		}
+	}
+}
+
+func TestHostileGitFilesDoNotBlock(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	f := newFixture(t)
+	os.RemoveAll(filepath.Join(f.repo, ".git"))
+	if err := mkfifo(filepath.Join(f.repo, ".git")); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(f.opts()); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("a FIFO .git: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on a FIFO named .git")
+	}
+
+	os.Remove(filepath.Join(f.repo, ".git"))
+	gitdir := filepath.Join(f.repo, "gd")
+	os.MkdirAll(gitdir, 0o755)
+	write(t, filepath.Join(f.repo, ".git"), "gitdir: gd\n")
+	mkfifo(filepath.Join(gitdir, "commondir"))
+	mkfifo(filepath.Join(gitdir, "config"))
+	write(t, filepath.Join(f.cwd, ProjectFile), "")
+	os.Remove(filepath.Join(f.cwd, ProjectFile))
+	mkfifo(filepath.Join(f.cwd, ProjectFile))
+	go func() { _, err := Load(f.opts()); done <- err }()
+	select {
+	case err := <-done:
+		var ce *Error
+		if !errors.As(err, &ce) || !strings.Contains(ce.Msg, "not a regular file") {
+			t.Errorf("a FIFO project file: got %v, want a not-regular error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked on a FIFO in the git directory or project file")
 	}
 }
 

@@ -111,8 +111,10 @@ func gitDirs(root string) (gitDir, common string) {
 	if fi.IsDir() {
 		return dotgit, dotgit
 	}
-	data, err := os.ReadFile(dotgit)
-	if err != nil || len(data) > 4096 {
+	// The repository is untrusted: never block on a FIFO planted as .git
+	// or commondir, never read much.
+	data, err := readSmall(dotgit, 4096)
+	if err != nil {
 		return "", ""
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
@@ -126,7 +128,7 @@ func gitDirs(root string) (gitDir, common string) {
 	}
 	gitDir = filepath.Clean(dir)
 	common = gitDir
-	if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && len(c) < 4096 {
+	if c, err := readSmall(filepath.Join(gitDir, "commondir"), 4096); err == nil {
 		cd := strings.TrimSpace(string(c))
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gitDir, cd)

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -328,6 +329,20 @@ func TestValidateExpandsPaths(t *testing.T) {
 	var ce *Error
 	if err := Validate(path); !errors.As(err, &ce) || ce.Line != 2 {
 		t.Errorf("got %v, want an *Error at line 2", err)
+	}
+}
+
+func TestListLengthBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[rules]\ndeny = [")
+	for i := 0; i <= maxListLen; i++ {
+		fmt.Fprintf(&b, "\"cmd%d\",", i)
+	}
+	b.WriteString("]\n")
+	path := write(t, filepath.Join(t.TempDir(), "c.toml"), b.String())
+	var ce *Error
+	if err := Validate(path); !errors.As(err, &ce) || ce.Key != "rules.deny" {
+		t.Errorf("got %v", err)
 	}
 }
 

@@ -47,6 +47,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// maxListLen bounds each list: merging is quadratic in list length, and a
+// hostile project file must not be able to make every command slow.
+const maxListLen = 1024
+
 // maxFileSize bounds what is read from a config file; a project file is
 // untrusted and a real config is a few kilobytes.
 const maxFileSize = 1 << 20
@@ -348,6 +352,9 @@ func (p *parsed) check() error {
 	for _, l := range lists {
 		if l.v == nil {
 			continue
+		}
+		if len(*l.v) > maxListLen {
+			return p.errorAt(l.key, -1, "%s has %d entries; at most %d are accepted", l.key, len(*l.v), maxListLen)
 		}
 		for i, s := range *l.v {
 			if msg := checkEntry(s, l.kind); msg != "" {

@@ -131,6 +131,7 @@ func TestBridgeInBwrap(t *testing.T) {
 		{"python", []string{"python3", "-c", pyFetch, "https://allowed.test/py"}, 0, "host=allowed.test path=/py"},
 		{"git clone", []string{"sh", "-c", "git clone -q http://allowed.test/git/repo.git c && git -C c log --format=%s"}, 0, "hello from the origin"},
 		{"relay", []string{"python3", "-c", pyRelay}, 0, "raw-origin=relay"},
+		{"npm ping", []string{"sh", "-c", `command -v npm >/dev/null || { echo "PING PONG (npm missing)"; exit 0; }; npm_config_cache="$PWD/.npm" npm ping --registry http://allowed.test/npm/ 2>&1`}, 0, "PONG"},
 		{"env", []string{"sh", "-c", `echo "$http_proxy|$HTTPS_PROXY|$ALL_PROXY|$no_proxy|$NO_PROXY|$npm_config_proxy|$PIP_PROXY"`}, 0, "|socks5h://127.0.0.1:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,6 +140,9 @@ func TestBridgeInBwrap(t *testing.T) {
 				t.Errorf("exit %d (want %d), stdout %q (want %q), stderr %q", code, tc.code, out, tc.want, errOut)
 			}
 		})
+	}
+	if _, err := exec.LookPath("npm"); err == nil && !strings.Contains(strings.Join(o.allowed.requests(), ","), "allowed.test /npm/-/ping") {
+		t.Errorf("npm ping did not reach the origin: %q", o.allowed.requests())
 	}
 	if got := raw.rawBytes(); !strings.Contains(got, "CONNECT denied.test:80") {
 		t.Errorf("relay origin got %q", got)

@@ -94,6 +94,10 @@ func startOrigin(t testing.TB, name, addr string, useTLS bool, gitDir string) *o
 		case "/big":
 			w.Write(bytes.Repeat([]byte("x"), 1<<20))
 			return
+		case "/npm/-/ping":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "{}")
+			return
 		case "/chunked":
 			for i := range 3 {
 				fmt.Fprintf(w, "part%d ", i)

@@ -63,4 +63,10 @@
 //     later cd's into) does not apply.
 //   - The policy is read once, when the command starts; changes to the
 //     files during the run have no effect on it.
+//   - A file larger than 1 MiB or a list longer than 1024 entries is an
+//     error, and so is an unreadable or invalid project file: a hostile
+//     repository can stop safeexec from running there (fail closed), not
+//     loosen it.
+//   - Stdin is never offered as a prompt channel ("stdin" is rejected): it
+//     belongs to the command and may carry a protocol.
 package configs

@@ -70,6 +70,7 @@ type Proxy struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	log    decisionLog
+	dns    map[string]dnsEntry
 
 	cbMu sync.Mutex
 }
@@ -122,7 +123,9 @@ func Start(m *Matcher, o Options) (*Proxy, error) {
 			port  *int
 			serve func(net.Conn)
 		}{{&p.httpPort, p.serveHTTP}, {&p.socksPort, p.serveSOCKS}} {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			var lc net.ListenConfig
+			lc.SetMultipathTCP(false)
+			ln, err := lc.Listen(p.ctx, "tcp4", "127.0.0.1:0")
 			if err != nil {
 				return fail(err)
 			}
@@ -468,10 +471,39 @@ func (p *Proxy) resolve(v verdict) ([]netip.Addr, error) {
 		// whatever a hosts file or DNS server would say.
 		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}, nil
 	}
+	now := time.Now()
+	p.mu.Lock()
+	e, ok := p.dns[v.host]
+	p.mu.Unlock()
+	if ok && now.Before(e.until) {
+		return e.addrs, nil
+	}
 	ctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
 	defer cancel()
-	return net.DefaultResolver.LookupNetIP(ctx, "ip", v.host)
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", v.host)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.dns == nil || len(p.dns) >= maxDistinct {
+		p.dns = map[string]dnsEntry{}
+	}
+	p.dns[v.host] = dnsEntry{addrs, now.Add(dnsTTL)}
+	p.mu.Unlock()
+	return addrs, nil
 }
+
+// dnsEntry is a cached answer. Answers are kept briefly so a burst of
+// connections to one registry does not wait on DNS each time; every
+// cached address still passes the guard on every use.
+type dnsEntry struct {
+	addrs []netip.Addr
+	until time.Time
+}
+
+// dnsTTL is how long an answer is reused, whatever its DNS TTL (the
+// resolver does not report it).
+var dnsTTL = 30 * time.Second
 
 func shortErr(err error) string {
 	var de *net.DNSError

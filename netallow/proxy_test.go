@@ -257,6 +257,15 @@ func TestDeniedNameRefused(t *testing.T) {
 		t.Errorf("SOCKS to a name from DNS: exit %d, out %q, err %q, queried %v", code, out, errOut, dnsQueried("dns-allowed.test"))
 	}
 
+	// Answers are reused for a while: a second connection asks nothing.
+	asked := dnsQueries("dns-allowed.test")
+	if status, _, err := goFetch(goClient(p2.httpURL()), "http://dns-allowed.test/again"); err != nil || status != 200 {
+		t.Errorf("second fetch: %d %v", status, err)
+	}
+	if again := dnsQueries("dns-allowed.test"); again != asked {
+		t.Errorf("DNS asked %d more times for a name resolved a moment ago", again-asked)
+	}
+
 	notes := log.String()
 	if !strings.Contains(notes, "safeexec: network: refused denied.test:80 (not in the network allowlist)") {
 		t.Errorf("refusal notes %q", notes)

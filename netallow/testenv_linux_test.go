@@ -170,15 +170,19 @@ var dnsLog struct {
 }
 
 // dnsQueried reports whether the test DNS server was asked for name.
-func dnsQueried(name string) bool {
+func dnsQueried(name string) bool { return dnsQueries(name) > 0 }
+
+// dnsQueries counts the queries for name (A and AAAA count apart).
+func dnsQueries(name string) int {
 	dnsLog.Lock()
 	defer dnsLog.Unlock()
-	for _, n := range dnsLog.names {
-		if n == name {
-			return true
+	n := 0
+	for _, q := range dnsLog.names {
+		if q == name {
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 func startDNS() error {

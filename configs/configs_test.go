@@ -290,6 +290,8 @@ func TestStrictErrors(t *testing.T) {
 		{"negative limit", "[limits]\nprocesses = -1\n", 2, 1, "limits.processes", "must not be negative"},
 		{"bad duration", "[limits]\ntimeout = \"ten minutes\"\n", 2, 1, "limits.timeout", "not a duration"},
 		{"negative duration", "[limits]\ntimeout = \"-5s\"\n", 2, 1, "limits.timeout", "negative"},
+		{"table size", "[limits]\nfile_size = {a = 1}\n", 2, 1, "limits.file_size", "not a table"},
+		{"bool timeout", "[limits]\ntimeout = true\n", 2, 1, "limits.timeout", "not a boolean"},
 		{"bad size", "[limits]\nfile_size = \"lots\"\n", 2, 1, "limits.file_size", "not a size"},
 		{"float limit", "[limits]\nopen_files = 1.5\n", 2, 14, "limits.open_files", "must be an integer"},
 		{"empty path", "[filesystem]\ndeny_read = [\"~/.ssh\", \"\"]\n", 2, 24, "filesystem.deny_read", "empty entry"},

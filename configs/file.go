@@ -497,8 +497,27 @@ func parseSize(v any) (uint64, error) {
 		}
 		return n * mult, nil
 	default:
-		return 0, fmt.Errorf("must be %s, not %T", keyTypes["limits.file_size"], v)
+		return 0, fmt.Errorf("must be %s, not %s", keyTypes["limits.file_size"], tomlKind(v))
 	}
+}
+
+// tomlKind names the TOML type of a decoded value for messages.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a float"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	}
+	return "a date or time"
 }
 
 // parseTimeout reads a wall-clock limit: a Go duration string ("90s",
@@ -526,7 +545,7 @@ func parseTimeout(v any) (time.Duration, error) {
 		}
 		return d, nil
 	default:
-		return 0, fmt.Errorf("must be %s, not %T", keyTypes["limits.timeout"], v)
+		return 0, fmt.Errorf("must be %s, not %s", keyTypes["limits.timeout"], tomlKind(v))
 	}
 }
 

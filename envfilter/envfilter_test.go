@@ -105,8 +105,9 @@ func TestApply(t *testing.T) {
 				"EMPTY=",
 				"LS_COLORS=rs=0:di=01;34:ln=01;36",
 				"SKIP=sk-short",
+				"MOTTO=The Bearer of bad news is here",
 			},
-			kept: []string{"URL", "GOPROXY", "USERURL", "COMMIT", "ID", "TASK", "CFLAGS", "PS1", "EMPTY", "LS_COLORS", "SKIP"},
+			kept: []string{"URL", "GOPROXY", "USERURL", "COMMIT", "ID", "TASK", "CFLAGS", "PS1", "EMPTY", "LS_COLORS", "SKIP", "MOTTO"},
 		},
 		{
 			name:  "malformed entries are dropped without repeating them",

@@ -38,7 +38,7 @@ func secretValue(v string) bool {
 	if urlPassword(v) {
 		return true
 	}
-	if i := indexFold(v, "bearer "); i >= 0 && len(strings.TrimSpace(v[i+7:])) >= 8 {
+	if i := indexFold(v, "bearer "); i >= 0 && bearerToken(strings.TrimLeft(v[i+7:], " ")) >= 16 {
 		return true
 	}
 	if indexFold(v, "authorization:") >= 0 {
@@ -61,6 +61,16 @@ func secretValue(v string) bool {
 		}
 	}
 	return false
+}
+
+// bearerToken counts the characters of a bearer token (RFC 6750 b64token)
+// at the start of s.
+func bearerToken(s string) int {
+	n := 0
+	for n < len(s) && (isTokenChar(s[n]) || strings.IndexByte("._~+/=", s[n]) >= 0) {
+		n++
+	}
+	return n
 }
 
 func isTokenChar(c byte) bool {

@@ -372,6 +372,3 @@ func upstream(cmds []*shell.Command) string {
 	}
 	return strings.Join(names, " | ")
 }
-
-// psTargets lists files PowerShell and cmd.exe commands write.
-func psTargets(c *shell.Command) []shell.Word { return nil }

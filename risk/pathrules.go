@@ -30,7 +30,7 @@ func (j *judge) paths(c *shell.Command) {
 		j.write(c, w, c.Name()+" writes")
 	}
 	name := c.Name()
-	if noPathArgs[name] || noPathArgs[strings.ToLower(name)] {
+	if c.Dialect == shell.Sh && noPathArgs[name] || c.Dialect != shell.Sh && oneOf(strings.ToLower(name), "echo", "write-output", "write-host", "echo.") {
 		return
 	}
 	for _, a := range c.Args[1:] {
@@ -117,6 +117,9 @@ func pathCandidates(v string) []string {
 func (j *judge) write(c *shell.Command, w shell.Word, verb string) {
 	e := j.env
 	if w.Proc {
+		return
+	}
+	if c.Dialect != shell.Sh && j.registryWrite(c, w) {
 		return
 	}
 	if w.Dynamic {
@@ -240,6 +243,9 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 
 // writeTargets lists the files a command writes to or deletes, by name.
 func writeTargets(c *shell.Command) []shell.Word {
+	if c.Dialect != shell.Sh {
+		return psTargets(c)
+	}
 	args := c.Args
 	name := c.Name()
 	switch name {
@@ -351,9 +357,6 @@ func writeTargets(c *shell.Command) []shell.Word {
 				return []shell.Word{args[i+1]}
 			}
 		}
-	}
-	if c.Dialect != shell.Sh {
-		return psTargets(c)
 	}
 	return nil
 }

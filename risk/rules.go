@@ -124,6 +124,18 @@ func (j *judge) byName(c *shell.Command) {
 		j.git(c)
 	case name == "safeexec":
 		j.safeexec(c)
+	case lname == "pwsh" || lname == "powershell":
+		for i, a := range args[1:] {
+			v := strings.ToLower(strings.TrimLeft(a.Value, "-/"))
+			v, _, _ = strings.Cut(v, ":")
+			if (strings.HasPrefix(a.Value, "-") || strings.HasPrefix(a.Value, "/")) && v != "" && (v == "ec" || strings.HasPrefix("encodedcommand", v) && v[0] == 'e' && !strings.HasPrefix(v, "ex") && !strings.HasPrefix(v, "ea")) {
+				j.hit(c, "encoded-command", Risky, "%s -EncodedCommand runs hidden code", name)
+				break
+			}
+			if !strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "/") && i > 0 {
+				break
+			}
+		}
 	case name == "crontab":
 		if len(args) == 1 || !(hasFlag(args, "l") && len(args) == 2) {
 			j.hit(c, "persistence", Risky, "crontab changes jobs that run later, outside the sandbox")

@@ -15,7 +15,9 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		return
 	}
 	p.markDownloaded(cmd, sc)
-	p.unwrap(cmd, sc)
+	if cmd.Dialect == Sh {
+		p.unwrap(cmd, sc)
+	}
 	p.emit(cmd, fr)
 	for _, a := range cmd.Assigns {
 		p.commandVar(a.Name, a.Value, sc, fr, cmd)
@@ -35,6 +37,19 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		return
 	}
 	name := cmd.Name()
+	if cmd.Dialect != Sh {
+		switch name = strings.ToLower(name); {
+		case isShell(name):
+			p.shellRun(cmd, sc, fr)
+		case name == "pwsh" || name == "powershell":
+			p.powershellRun(cmd, sc, fr)
+		case name == "cmd":
+			p.cmdRun(cmd, sc, fr)
+		case name == "git":
+			p.gitConfigs(cmd, sc, fr)
+		}
+		return
+	}
 	switch {
 	case isShell(name):
 		p.shellRun(cmd, sc, fr)

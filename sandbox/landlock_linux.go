@@ -90,7 +90,7 @@ func landlockABIVersion() int {
 
 func detectLandlock() (Backend, Report, error) {
 	abi := landlockABIVersion()
-	r := Report{Backend: "landlock", Level: fmt.Sprintf("ABI %d", abi), Checks: landlockChecks(abi)}
+	r := Report{Backend: "landlock", Level: landlockLevel(abi), Checks: landlockChecks(abi)}
 	need, why := landlockMinABI(Compat)
 	if abi < need {
 		var err error
@@ -104,6 +104,43 @@ func detectLandlock() (Backend, Report, error) {
 	}
 	r.Reason = fmt.Sprintf("landlock ABI %d", abi)
 	return landlockBackend{}, r, nil
+}
+
+// landlockLevel names the ABI and what it enforces, for doctor and the
+// audit record.
+func landlockLevel(abi int) string {
+	if abi <= 0 {
+		return "none"
+	}
+	var by, seccomp []string
+	by = append(by, "filesystem")
+	if abi >= llABITruncate {
+		by = append(by, "truncate")
+	}
+	if abi >= llABINet {
+		by = append(by, "tcp")
+	}
+	if abi >= 5 {
+		by = append(by, "device ioctl")
+	}
+	if abi >= 6 {
+		by = append(by, "signal and abstract-socket scoping")
+	}
+	if abi >= 9 {
+		by = append(by, "unix sockets")
+	} else {
+		seccomp = append(seccomp, "unix sockets")
+	}
+	if abi >= 10 {
+		by = append(by, "udp")
+	} else {
+		seccomp = append(seccomp, "udp")
+	}
+	level := fmt.Sprintf("ABI %d: %s", abi, strings.Join(by, ", "))
+	if len(seccomp) > 0 {
+		level += "; " + strings.Join(seccomp, " and ") + " refused by seccomp (not in permissive mode)"
+	}
+	return level
 }
 
 // landlockChecks says what the kernel's ABI enforces and what it cannot.

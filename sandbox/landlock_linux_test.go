@@ -533,3 +533,31 @@ func TestLandlockOrdinaryWork(t *testing.T) {
 		}
 	}
 }
+
+func TestLandlockLimits(t *testing.T) {
+	needLandlock(t)
+	root := t.TempDir()
+	p := llPolicy(t, root)
+	p.Limits = Limits{OpenFiles: 37, FileSize: 4096}
+	r := sh(t, p, "ulimit -n; head -c 10000 /dev/zero > big; wc -c < big")
+	lines := strings.Fields(r.stdout)
+	if len(lines) != 2 || lines[0] != "37" || lines[1] != "4096" {
+		t.Errorf("limits: %q %q", r.stdout, r.stderr)
+	}
+}
+
+func TestLandlockDetectReport(t *testing.T) {
+	needLandlock(t)
+	b, r, err := detectLandlock()
+	if err != nil || b == nil || b.Name() != "landlock" {
+		t.Fatalf("detect: %v %v", b, err)
+	}
+	if !strings.HasPrefix(r.Level, "ABI ") || len(r.Checks) < 5 {
+		t.Errorf("report: %+v", r)
+	}
+	for _, c := range r.Checks {
+		if !c.OK && c.Fix == "" {
+			t.Errorf("check %q fails without saying what to do", c.Name)
+		}
+	}
+}

@@ -569,7 +569,14 @@ func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
 			key = strings.ToLower(ops[1].Value)
 		}
 	}
-	if shell.GitCommandKey(key) || key == "core.hookspath" {
+	val := ""
+	if len(ops) > 1 {
+		val = ops[len(ops)-1].Value
+	}
+	if strings.HasPrefix(key, "alias.") && !strings.HasPrefix(val, "!") {
+		// A git alias of git subcommands; what it expands to is judged
+		// when it is used.
+	} else if shell.GitCommandKey(key) || key == "core.hookspath" {
 		j.hit(c, "git-config-exec", NeedsConfirmation, "git config %s stores a command that git runs later", key)
 	}
 	if hasFlag(rest, "", "global") && j.env.home != "" {

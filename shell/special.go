@@ -110,8 +110,17 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		}
 	case name == "hyperfine":
 		p.hyperfine(cmd, sc, fr)
+	case name == "ssh" || name == "scp" || name == "sftp":
+		p.sshOptions(cmd, sc, fr)
+	case name == "rsync":
+		if w, ok := optionValue(cmd.Args, "e", "rsh"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		}
 	case name == "git":
 		p.gitConfigs(cmd, sc, fr)
+		p.gitRuns(cmd, sc, fr)
+	case name == "safeexec":
+		p.safeexecRun(cmd, sc, fr)
 	case name == "unset":
 		for _, a := range cmd.Args[1:] {
 			if !a.Dynamic && !strings.HasPrefix(a.Value, "-") {
@@ -841,6 +850,141 @@ func (p *parser) gitConfig(kv Word, cmd *Command, sc *scope, fr *frame) {
 		}
 	}
 	p.nestedSh(val, ConfigCommand, cmd, p.childScope(sc, cmd), fr, false)
+}
+
+// sshOptions follows ssh -o ProxyCommand=…, LocalCommand=…,
+// KnownHostsCommand=…: commands ssh runs locally.
+func (p *parser) sshOptions(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		var opt Word
+		switch {
+		case v == "-o" && i+1 < len(args):
+			opt = args[i+1]
+			i++
+		case strings.HasPrefix(v, "-o") && len(v) > 2:
+			opt = Word{Value: v[2:], Dynamic: args[i].Dynamic, Taint: args[i].Taint}.fix()
+		default:
+			continue
+		}
+		key, val, ok := strings.Cut(opt.Value, "=")
+		if !ok {
+			key, val, ok = strings.Cut(strings.TrimSpace(opt.Value), " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "proxycommand", "localcommand", "knownhostscommand":
+			if ok && strings.ToLower(strings.TrimSpace(val)) != "none" {
+				p.nestedWord(Word{Value: strings.TrimSpace(val), Dynamic: opt.Dynamic, Taint: opt.Taint}.fix(), ConfigCommand, cmd, p.childScope(sc, cmd), fr)
+			}
+		}
+	}
+}
+
+// gitRuns follows git subcommands that run commands: rebase --exec,
+// submodule foreach, bisect run, and git config storing a command.
+func (p *parser) gitRuns(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	i := 1
+	for i < len(args) {
+		v := args[i].Value
+		if v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env" {
+			i += 2
+			continue
+		}
+		if strings.HasPrefix(v, "-") {
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(args) {
+		return
+	}
+	sub, rest := args[i].Value, args[i+1:]
+	child := func() *scope { return p.childScope(sc, cmd) }
+	switch sub {
+	case "rebase":
+		for k := 0; k < len(rest); k++ {
+			v := rest[k].Value
+			switch {
+			case (v == "-x" || v == "--exec") && k+1 < len(rest):
+				p.nestedWord(rest[k+1], ShellC, cmd, child(), fr)
+				k++
+			case strings.HasPrefix(v, "--exec="):
+				p.nestedWord(Word{Value: v[7:], Taint: rest[k].Taint, Dynamic: rest[k].Dynamic}.fix(), ShellC, cmd, child(), fr)
+			}
+		}
+	case "submodule":
+		for k := 0; k < len(rest); k++ {
+			if rest[k].Value == "foreach" {
+				words := rest[k+1:]
+				for len(words) > 0 && (words[0].Value == "--recursive" || words[0].Value == "-q" || words[0].Value == "--quiet") {
+					words = words[1:]
+				}
+				p.joinedScript(cmd, words, sc, fr)
+				return
+			}
+		}
+	case "bisect":
+		if len(rest) > 1 && rest[0].Value == "run" {
+			c := &Command{Args: append([]Word(nil), rest[1:]...), Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+			p.finish(c, child(), fr.child(Wrapped, cmd, fr.src))
+		}
+	case "config":
+		var ops []Word
+		for _, a := range rest {
+			if !strings.HasPrefix(a.Value, "-") || a.Dynamic {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) >= 2 && (ops[0].Value == "set" || ops[0].Value == "--add") && len(ops) >= 3 {
+			ops = ops[1:]
+		}
+		if len(ops) >= 2 && !ops[0].Dynamic {
+			p.gitConfig(Word{Value: ops[0].Value + "=" + ops[1].Value, Dynamic: ops[1].Dynamic, Taint: ops[1].Taint}.fix(), cmd, sc, fr)
+		}
+	}
+}
+
+// safeexecRun follows a nested safeexec: safeexec [flags] -- CMD…,
+// safeexec [flags] -c SCRIPT, safeexec SCRIPT. Exported SAFEEXEC_*
+// variables reach it, so they are recorded with its assignments.
+func (p *parser) safeexecRun(cmd *Command, sc *scope, fr *frame) {
+	for k, v := range sc.vars {
+		if strings.HasPrefix(k, "SAFEEXEC_") && v.exported {
+			cmd.Assigns = append(cmd.Assigns, Assign{Name: k, Value: v.w})
+		}
+	}
+	args := cmd.Args
+	if len(args) < 2 {
+		return
+	}
+	switch args[1].Value {
+	case "check", "audit", "doctor", "config", "hook", "help", "version", "--help", "-h", "--version":
+		return
+	}
+	child := p.childScope(sc, cmd)
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "--":
+			if i+1 < len(args) {
+				c := &Command{Args: append([]Word(nil), args[i+1:]...), Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin}
+				p.finish(c, child, fr.child(Wrapped, cmd, fr.src))
+			}
+			return
+		case v == "-c" || v == "-lc" || v == "-ic" || v == "-lic" || v == "-ilc":
+			if i+1 < len(args) {
+				p.stringScript(cmd, args[i+1], sc, fr)
+			}
+			return
+		}
+	}
+	last := args[len(args)-1]
+	if len(args) >= 2 && !strings.HasPrefix(last.Value, "-") {
+		p.stringScript(cmd, last, sc, fr)
+	}
 }
 
 // GitCommandKey reports whether a git configuration key (lower case)

@@ -42,12 +42,17 @@ import (
 // cannot see: /run and /tmp are private inside.
 
 // placeholderScript is the watchdog. fd 3 is the sync pipe; the arguments
-// come in fours: lock fd, kind (d or f), placeholder path, entry path.
+// come in fours: lock fd, kind (d or f), placeholder path, entry path; or
+// "-", "c", a cgroup directory to remove, "-".
 const placeholderScript = `read -r _ <&3
 exec 3<&-
 while [ $# -ge 4 ]; do
 	fd=$1 kind=$2 p=$3 e=$4
 	shift 4
+	if [ "$kind" = c ]; then
+		for i in 1 2 3 4 5 6 7 8 9 10; do rmdir -- "$p" 2>/dev/null && break; sleep 0.1; done
+		continue
+	fi
 	flock -xn "$fd" || continue
 	[ "$(stat -L -c %h "/dev/fd/$fd" 2>/dev/null)" = 0 ] && continue
 	case $kind in
@@ -264,13 +269,17 @@ func (g *placeholderGuard) drop(f *os.File, e string) {
 	f.Close()
 }
 
-// watch starts the watchdog when this run holds placeholders.
-func (g *placeholderGuard) watch(sync *os.File) {
-	if len(g.held) == 0 {
+// watch starts the watchdog when this run holds placeholders or has a
+// cgroup to remove.
+func (g *placeholderGuard) watch(sync *os.File, cgroup string) {
+	if len(g.held) == 0 && cgroup == "" {
 		return
 	}
 	args := []string{"safeexec-placeholder-watchdog", "-c", placeholderScript, "sh"}
 	files := []*os.File{sync}
+	if cgroup != "" {
+		args = append(args, "-", "c", cgroup, "-")
+	}
 	for _, h := range g.held {
 		kind := "f"
 		if h.ph.Dir {

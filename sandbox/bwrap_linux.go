@@ -333,13 +333,16 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	closeAll(statusW, seccompR, syncW, blockR)
 
-	// The watchdog removes placeholders if safeexec itself is killed; it
-	// needs the sync pipe, which nobody else keeps.
-	guard.watch(syncR)
-	syncR.Close()
-
+	// The watchdog removes placeholders (and the run's cgroup) if safeexec
+	// itself is killed; it needs the sync pipe, which nobody else keeps.
+	// It starts once everything it must clean up exists.
 	proc := &bwrapProcess{cmd: cmd, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
 		guard: guard, argv0: c.Argv[0], env: c.Env, cwd: p.Cwd}
+	defer func() {
+		guard.watch(syncR, proc.cgroup)
+		syncR.Close()
+	}()
+
 	var first bwrapStatus
 	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {
 		// bwrap exited before creating the sandbox: namespaces refused,
@@ -356,7 +359,11 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		proc.pidfd = -1
 	}
 	if blockW != nil {
-		if err := applyLimits(proc.childPID, p.Limits); err != nil {
+		err := applyLimits(proc.childPID, p.Limits)
+		if err == nil && p.Limits.Processes > 0 && os.Getuid() == 0 {
+			proc.cgroup, err = pidsCgroup(proc.childPID, p.Limits.Processes)
+		}
+		if err != nil {
 			blockW.Close()
 			proc.Kill()
 			proc.Wait()
@@ -409,6 +416,7 @@ type bwrapProcess struct {
 	guard    *placeholderGuard
 	childPID int
 	pidfd    int
+	cgroup   string // the pids cgroup of a run by root with a process limit
 	argv0    string
 	env      []string
 	cwd      string
@@ -497,6 +505,9 @@ func (b *bwrapProcess) wait() (Status, error) {
 		}
 	}
 	b.status.Close()
+	if b.cgroup != "" {
+		removeCgroup(b.cgroup)
+	}
 	b.guard.release()
 
 	var ee *exec.ExitError

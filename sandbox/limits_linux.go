@@ -1,7 +1,14 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,4 +42,76 @@ func applyLimits(pid int, l Limits) error {
 	}
 	// SIGXCPU at the soft limit, SIGKILL a second later.
 	return set(unix.RLIMIT_CPU, "cpu time", l.CPUSeconds, l.CPUSeconds+1)
+}
+
+// RLIMIT_NPROC does not bind processes whose real uid is host root (the
+// kernel exempts root's user), and a sandbox started by root runs as host
+// root to the kernel. For root, the process limit is a pids cgroup
+// instead: one per run, removed after it.
+
+// pidsCgroup creates a pids cgroup allowing max processes and moves pid
+// into it. It returns the cgroup's directory.
+func pidsCgroup(pid int, max uint64) (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", fmt.Errorf("process limit: %w", err)
+	}
+	var v1, v2 string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[0] == "0" && parts[1] == "" {
+			v2 = parts[2]
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if c == "pids" {
+				v1 = parts[2]
+			}
+		}
+	}
+	name := fmt.Sprintf("safeexec-%d-%d", os.Getpid(), pid)
+	var base string
+	switch {
+	case v1 != "":
+		base = filepath.Join("/sys/fs/cgroup/pids", v1)
+	case v2 != "":
+		base = filepath.Join("/sys/fs/cgroup", v2)
+		ctl, err := os.ReadFile(filepath.Join(base, "cgroup.subtree_control"))
+		if err != nil {
+			return "", fmt.Errorf("process limit: %w", err)
+		}
+		if !slices.Contains(strings.Fields(string(ctl)), "pids") {
+			if err := os.WriteFile(filepath.Join(base, "cgroup.subtree_control"), []byte("+pids"), 0); err != nil {
+				return "", fmt.Errorf("process limit: enable the pids controller in %s: %w", base, err)
+			}
+		}
+	default:
+		return "", errors.New("process limit: no pids cgroup controller")
+	}
+	dir := filepath.Join(base, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", fmt.Errorf("process limit: %w", err)
+	}
+	// The sandbox's init counts too.
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max+1, 10)), 0); err != nil {
+		os.Remove(dir)
+		return "", fmt.Errorf("process limit: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		os.Remove(dir)
+		return "", fmt.Errorf("process limit: %w", err)
+	}
+	return dir, nil
+}
+
+// removeCgroup removes a run's cgroup once its processes are gone.
+func removeCgroup(dir string) {
+	for i := 0; i < 50; i++ {
+		if err := unix.Rmdir(dir); err == nil || err == unix.ENOENT {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }

@@ -24,6 +24,18 @@ func init() {
 	if len(os.Args) > 1 && os.Args[1] == landlockArg {
 		os.Exit(RunLandlockChild(os.Args[2:]))
 	}
+	if len(os.Args) > 3 && os.Args[1] == "__llparent" {
+		// A stand-in for safeexec: start a confined command that writes
+		// its pid to os.Args[3] (in root os.Args[2]), then wait.
+		exe, _ := os.Executable()
+		p := &Policy{Mode: Compat, Cwd: os.Args[2], WritableRoots: []string{os.Args[2]}, SafeexecPath: exe}
+		proc, err := Landlock().Start(p, &Command{Argv: []string{"/bin/sh", "-c", "echo $$ > " + os.Args[3] + "; exec sleep 60"}, Env: []string{"PATH=/usr/bin:/bin"}})
+		if err != nil {
+			os.Exit(3)
+		}
+		proc.Wait()
+		os.Exit(0)
+	}
 }
 
 // needLandlock skips the test when the kernel cannot run the backend, or
@@ -559,5 +571,29 @@ func TestLandlockDetectReport(t *testing.T) {
 		if !c.OK && c.Fix == "" {
 			t.Errorf("check %q fails without saying what to do", c.Name)
 		}
+	}
+}
+
+// TestLandlockDiesWithSafeexec: SIGKILL of safeexec kills the command (the
+// parent-death signal; there is no pid namespace to take grandchildren).
+func TestLandlockDiesWithSafeexec(t *testing.T) {
+	needLandlock(t)
+	root := t.TempDir()
+	pidFile := filepath.Join(root, "cmd.pid")
+	parent := exec.Command(testExecutable(t), "__llparent", root, pidFile)
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { b, _ := os.ReadFile(pidFile); return len(b) > 1 })
+	b, _ := os.ReadFile(pidFile)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent.Process.Signal(syscall.SIGKILL)
+	parent.Wait()
+	if !gone(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("command %d outlived a SIGKILLed safeexec", pid)
 	}
 }

@@ -215,6 +215,10 @@ func (j *judge) dynamicName(c *shell.Command) {
 		j.hit(c, "pipe-to-shell", Risky, "runs a command name %s", taintText(w.Taint))
 		return
 	}
+	if t := c.Stdin.Taint; t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
+		j.hit(c, "pipe-to-shell", Risky, "a program only known at run time (%s) reads data %s: it may be a shell", w.Value, taintText(t))
+		return
+	}
 	j.hit(c, "dynamic-command", NeedsConfirmation, "the command name %s is only known at run time", w.Value)
 }
 

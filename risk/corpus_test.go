@@ -18,8 +18,8 @@ import (
 //
 //	COMMAND<TAB>TIER<TAB>RULES[<TAB>FLAGS]
 //
-// COMMAND is the script (Go-quoted when it starts with a double quote, for
-// tabs and newlines); TIER is safe, needs_confirmation or risky; RULES is
+// COMMAND is the script as written, or go:"…" — a Go-quoted string, for
+// newlines, tabs and control bytes; TIER is safe, needs_confirmation or risky; RULES is
 // "-" or a comma list of rule ids that must be among the reasons (!id:
 // must not be). FLAGS may be "allowed" or "not-allowed" (AllowedByRule),
 // and "argv" to classify the command as an argv split on blanks.
@@ -140,8 +140,8 @@ func parseCorpusFile(t testing.TB, file string) []corpusCase {
 			t.Fatalf("%s:%d: want COMMAND<TAB>TIER<TAB>RULES, got %q", base, n, line)
 		}
 		c := corpusCase{file: base, category: category, line: n, cmd: cols[0], ctx: ctx}
-		if strings.HasPrefix(c.cmd, `"`) {
-			s, err := strconv.Unquote(c.cmd)
+		if q, ok := strings.CutPrefix(c.cmd, "go:"); ok {
+			s, err := strconv.Unquote(q)
 			if err != nil {
 				t.Fatalf("%s:%d: bad quoted command: %v", base, n, err)
 			}

@@ -493,6 +493,12 @@ func isCleanRel(v string) bool {
 // sensitiveRel checks a clean absolute path, or a clean relative path
 // against the command's directory, without building the joined path.
 func (e *env) sensitiveRel(c *shell.Command, v string) (string, bool) {
+	if len(v) > 1 {
+		v = strings.TrimRight(v, "/")
+		if v == "" {
+			v = "/"
+		}
+	}
 	if !isCleanRel(v) || strings.HasPrefix(v, "~") {
 		return "", false
 	}

@@ -427,20 +427,35 @@ func isOctal(s string) bool {
 	return true
 }
 
-// find flags -delete and -exec rm.
+// find flags -delete and -exec rm; the starting points of a deleting
+// find are judged as write targets.
 func (j *judge) find(c *shell.Command) {
+	deletes := false
 	for i, a := range c.Args {
 		switch a.Value {
 		case "-delete":
+			deletes = true
 			j.hit(c, "find-delete", NeedsConfirmation, "find -delete removes every file it matches")
 		case "-exec", "-execdir", "-ok", "-okdir":
 			if i+1 < len(c.Args) {
 				n := shell.CommandName(c.Args[i+1].Value)
-				if oneOf(n, "rm", "rmdir", "unlink", "shred", "srm", "truncate") {
-					j.hit(c, "find-delete", NeedsConfirmation, "find %s %s removes every file it matches", a.Value, n)
+				if oneOf(n, "rm", "rmdir", "unlink", "shred", "srm", "truncate", "chmod", "chown", "mv") {
+					deletes = true
+					if n != "chmod" && n != "chown" && n != "mv" {
+						j.hit(c, "find-delete", NeedsConfirmation, "find %s %s removes every file it matches", a.Value, n)
+					}
 				}
 			}
 		}
+	}
+	if !deletes {
+		return
+	}
+	for _, a := range c.Args[1:] {
+		if strings.HasPrefix(a.Value, "-") || a.Value == "!" || a.Value == "(" {
+			break
+		}
+		j.write(c, a, "find deletes or changes files under")
 	}
 }
 

@@ -15,6 +15,9 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		return
 	}
 	p.markDownloaded(cmd, sc)
+	if cmd.Stdin.Kind == InputInherited && fr.stdin != nil {
+		cmd.Stdin = *fr.stdin
+	}
 	if cmd.Dialect == Sh {
 		p.unwrap(cmd, sc)
 	}

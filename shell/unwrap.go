@@ -477,7 +477,22 @@ func unwrapXargs(p *parser, cmd *Command, sc *scope) (int, bool) {
 	} else {
 		inner = append([]Word(nil), args[i:]...)
 	}
-	if repl != "" {
+	if input.TextKnown && len(input.Text) < 4096 && input.Taint == 0 {
+		// The items are known: xargs runs the command with them.
+		items := strings.Fields(input.Text)
+		if repl != "" {
+			for k := range inner {
+				if !inner[k].Dynamic && strings.Contains(inner[k].Value, repl) && len(items) > 0 {
+					v := strings.ReplaceAll(inner[k].Value, repl, items[0])
+					inner[k] = Word{Value: v, Prefix: v}
+				}
+			}
+		} else {
+			for _, it := range items {
+				inner = append(inner, Static(it))
+			}
+		}
+	} else if repl != "" {
 		for k := range inner {
 			if !inner[k].Dynamic && strings.Contains(inner[k].Value, repl) {
 				inner[k] = Word{Value: inner[k].Value, Dynamic: true, Prefix: inner[k].Value[:strings.Index(inner[k].Value, repl)], Taint: input.Taint}
@@ -486,7 +501,9 @@ func unwrapXargs(p *parser, cmd *Command, sc *scope) (int, bool) {
 	} else {
 		inner = append(inner, item)
 	}
-	cmd.ExtraArgs = true
+	if !(input.TextKnown && input.Taint == 0) {
+		cmd.ExtraArgs = true
+	}
 	// xargs itself reads the input; the command gets no stdin.
 	cmd.Stdin = Input{Kind: InputText, TextKnown: true}
 	wrapper := append([]Word(nil), args[:i]...)

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/configs"
+	"github.com/safeexec/safeexec/netallow"
+	"github.com/safeexec/safeexec/sandbox"
+)
+
+// version is set with -ldflags "-X main.version=..."; otherwise it comes
+// from the build information.
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// exitError carries an exit code out of an action. Its message, when not
+// empty, is printed as "safeexec: <msg>".
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// env is the process environment of one run of the CLI.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	lookupEnv      func(string) (string, bool)
+	environ        []string
+	cwd            string
+	home           string
+	inv            *invocation
+	prompter       safeexec.Prompter
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 {
+		switch args[1] {
+		case "__bridge":
+			return netallow.RunBridge(args[2:])
+		case "__landlock":
+			return sandbox.RunLandlockChild(args[2:])
+		case "__winhelper":
+			return sandbox.RunWindowsHelper(args[2:])
+		}
+	}
+	e := &env{
+		stdin: stdin, stdout: stdout, stderr: stderr,
+		getenv: os.Getenv, lookupEnv: os.LookupEnv, environ: os.Environ(),
+		prompter: ttyPrompter{},
+	}
+	return e.main(args)
+}
+
+func (e *env) main(args []string) int {
+	inv, err := parseInvocation(args[1:])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
+		return safeexec.ExitCodeError
+	}
+	e.inv = inv
+	if e.cwd, err = os.Getwd(); err != nil {
+		fmt.Fprintf(e.stderr, "safeexec: working directory: %v\n", err)
+		return safeexec.ExitCodeError
+	}
+	if e.home, err = os.UserHomeDir(); err != nil {
+		// Without a home, ~ paths cannot be protected: refuse rather than
+		// guess.
+		fmt.Fprintf(e.stderr, "safeexec: %v; set HOME\n", err)
+		return safeexec.ExitCodeError
+	}
+
+	app := e.app()
+	uargs := append([]string{"safeexec"}, inv.flags...)
+	if inv.sub != "" {
+		uargs = append(uargs, inv.sub)
+		uargs = append(uargs, inv.subArgs...)
+	}
+	err = app.Run(uargs)
+	return e.exitCode(err)
+}
+
+// exitCode prints err (if any) and maps it to safeexec's exit codes.
+func (e *env) exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		if xe.msg != "" {
+			fmt.Fprintf(e.stderr, "safeexec: %s\n", xe.msg)
+		}
+		return xe.code
+	}
+	var ce *configs.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
+		return safeexec.ExitCodeError
+	}
+	var re *safeexec.RefusedError
+	if errors.As(err, &re) {
+		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
+		return safeexec.ExitCodeRefused
+	}
+	fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
+	return safeexec.ExitCodeError
+}
+
+var (
+	flagConfig = &cli.StringFlag{Name: "config", Usage: "use this config file instead of the user's", TakesFile: true}
+	flagMode   = &cli.StringFlag{Name: "mode", Usage: "sandbox mode: strict, compat or permissive"}
+	flagSbx    = &cli.StringFlag{Name: "sandbox", Usage: "backend: auto, bwrap, landlock, seatbelt, windows or none (none: every command needs confirmation)"}
+	flagWrite  = &cli.StringSliceFlag{Name: "allow-write", Usage: "also make `DIR` writable (repeatable)"}
+	flagDomain = &cli.StringSliceFlag{Name: "allow-domain", Usage: "also allow network access to `DOMAIN` (repeatable; denied_domains still win)"}
+	flagNoNet  = &cli.BoolFlag{Name: "no-network", Usage: "no network at all for this run"}
+	flagYes    = &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve a command that needs confirmation (never a risky one)"}
+	flagTime   = &cli.DurationFlag{Name: "timeout", Usage: "stop the command after `DUR` (exit 124)"}
+	flagVer    = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+)
+
+func (e *env) app() *cli.App {
+	cli.HelpFlag = &cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help"}
+	app := &cli.App{
+		Name:      "safeexec",
+		Usage:     "run a command classified, sandboxed, secret-free and audited",
+		UsageText: usageText,
+		Version:   versionString(),
+		Flags: []cli.Flag{
+			flagConfig, flagMode, flagSbx, flagWrite, flagDomain, flagNoNet, flagYes, flagTime, flagVer,
+		},
+		HideVersion:     true,
+		HideHelpCommand: true,
+		Writer:          e.stderr,
+		ErrWriter:       e.stderr,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return exitf(safeexec.ExitCodeError, "%v (see safeexec --help)", err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {},
+		Action:          e.runAction,
+		Commands: []*cli.Command{
+			e.checkCommand(),
+			e.auditCommand(),
+			e.doctorCommand(),
+			e.configCommand(),
+			e.hookCommand(),
+			{
+				Name:  "version",
+				Usage: "print the version",
+				Action: func(*cli.Context) error {
+					fmt.Fprintln(e.stdout, "safeexec", versionString())
+					return nil
+				},
+			},
+		},
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+const usageText = `safeexec [flags] -- CMD [ARG...]     run a command
+   safeexec [flags] -c SCRIPT [ARG0 ARG...]   run a script (also -lc, -l -c, -ic, like sh -c)
+   safeexec SCRIPT                      one argument and no --: a script (agent shell-prefix form)
+   safeexec check [--json] [--sandbox B] (-- CMD... | -c SCRIPT)
+   safeexec audit [--json] [-n N] [--since DUR] [--follow]
+   safeexec doctor [--json]
+   safeexec config show [--defaults] | validate [FILE] | path | init [--force]
+   safeexec hook claude|codex|gemini`
+
+// loadPolicy reads the configuration with the global flags applied.
+func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {
+	// urfave/cli looks a flag up through the parent contexts, so a
+	// subcommand's own --sandbox wins over the global one.
+	fl := configs.Flags{
+		Mode:         c.String("mode"),
+		Sandbox:      c.String("sandbox"),
+		AllowWrite:   c.StringSlice("allow-write"),
+		AllowDomains: c.StringSlice("allow-domain"),
+		NoNetwork:    c.Bool("no-network"),
+		Timeout:      c.Duration("timeout"),
+	}
+	pol, err := configs.Load(configs.Options{
+		Cwd:        e.cwd,
+		Home:       e.home,
+		Getenv:     e.getenv,
+		LookupEnv:  e.lookupEnv,
+		ConfigPath: c.String("config"),
+		Flags:      fl,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := netallow.NewMatcher(pol.AllowedDomains, pol.DeniedDomains); err != nil {
+		return nil, exitf(safeexec.ExitCodeError, "network allowlist: %v", err)
+	}
+	for _, w := range pol.Warnings {
+		fmt.Fprintf(e.stderr, "safeexec: %s\n", w)
+	}
+	return pol, nil
+}
+
+// runAction is the default action: run argv or a script.
+func (e *env) runAction(c *cli.Context) error {
+	inv := e.inv
+	if c.Bool("version") {
+		fmt.Fprintln(e.stdout, "safeexec", versionString())
+		return nil
+	}
+	if !inv.hasArgv && !inv.hasScript {
+		cli.ShowAppHelp(c)
+		return exitf(safeexec.ExitCodeError, "nothing to run: give a command after --, or -c SCRIPT")
+	}
+	pol, err := e.loadPolicy(c)
+	if err != nil {
+		return err
+	}
+	req := &safeexec.Request{
+		Argv:       inv.argv,
+		Script:     inv.script,
+		ScriptArgs: inv.scriptArgs,
+		IsScript:   inv.hasScript,
+		Cwd:        e.cwd,
+		Environ:    e.environ,
+		Stdin:      e.stdin,
+		Stdout:     e.stdout,
+		Stderr:     e.stderr,
+		Policy:     pol,
+		Yes:        c.Bool("yes"),
+		Notes:      e.stderr,
+	}
+	if pol.PromptChannel != "none" {
+		req.Prompter = e.prompter
+	}
+	out, err := safeexec.Run(context.Background(), req)
+	if err != nil {
+		var re *safeexec.RefusedError
+		if errors.As(err, &re) {
+			return exitf(safeexec.ExitCodeRefused, "%v", re)
+		}
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return exitf(safeexec.ExitCodeError, "%v — or choose --sandbox none to run unconfined (every command then needs confirmation)", err)
+		}
+		code := safeexec.ExitCodeError
+		if out != nil && out.ExitCode != 0 {
+			code = out.ExitCode
+		}
+		return exitf(code, "%v", err)
+	}
+	if out.ExitCode != 0 {
+		return &exitError{code: out.ExitCode}
+	}
+	return nil
+}
+
+// shortPath shows a path under the home directory with ~.
+func (e *env) shortPath(p string) string {
+	if e.home != "" {
+		if rel, err := filepath.Rel(e.home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return p
+}

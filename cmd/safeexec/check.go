@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/risk"
+	"github.com/safeexec/safeexec/sandbox"
+)
+
+func (e *env) checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "classify a command or script and run nothing",
+		UsageText: "safeexec check [--json] [--sandbox B] (-- CMD [ARG...] | -c SCRIPT | SCRIPT)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+			&cli.StringFlag{Name: "sandbox", Usage: "classify as if this backend (or none) confined the command"},
+			&cli.StringFlag{Name: "c", Usage: "the `SCRIPT` to classify"},
+		},
+		Action: e.checkAction,
+	}
+}
+
+// checkResult is the JSON contract of `check --json` (DESIGN §5).
+type checkResult struct {
+	Tier    risk.Tier     `json:"tier"`
+	Reasons []risk.Reason `json:"reasons"`
+	Sandbox string        `json:"sandbox"`
+}
+
+func (e *env) checkAction(c *cli.Context) error {
+	req := &safeexec.Request{Cwd: e.cwd}
+	switch {
+	case e.inv.hasArgv && (c.IsSet("c") || c.NArg() > 0):
+		return exitf(safeexec.ExitCodeError, "check takes either -- CMD... or -c SCRIPT, not both")
+	case e.inv.hasArgv:
+		req.Argv = e.inv.argv
+	case c.IsSet("c") && c.NArg() == 0:
+		req.Script, req.IsScript = c.String("c"), true
+	case !c.IsSet("c") && c.NArg() == 1:
+		req.Script, req.IsScript = c.Args().First(), true
+	default:
+		return exitf(safeexec.ExitCodeError, "check needs -- CMD [ARG...] or -c SCRIPT")
+	}
+	pol, err := e.loadPolicy(c)
+	if err != nil {
+		return err
+	}
+	req.Policy = pol
+
+	backend := pol.Backend
+	if backend == "" || backend == "auto" {
+		// Classify as the run would: under the backend that would be
+		// chosen, or unconfined when none can start.
+		backend = "none"
+		if be, _, err := sandbox.Detect("auto"); err == nil && be != nil {
+			backend = be.Name()
+		}
+	}
+	v := safeexec.Classify(req, backend)
+	if c.Bool("json") {
+		res := checkResult{Tier: v.Tier, Reasons: v.Reasons, Sandbox: backend}
+		if res.Reasons == nil {
+			res.Reasons = []risk.Reason{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(e.stdout, "%s (sandbox: %s)\n", v.Tier, backend)
+	for _, r := range v.Reasons {
+		fmt.Fprintf(e.stdout, "  %s: %s", r.Rule, r.Detail)
+		if r.Command != "" {
+			fmt.Fprintf(e.stdout, " — in: %s", r.Command)
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	if v.AllowedByRule {
+		fmt.Fprintf(e.stdout, "  approved by your allow rules: %q\n", v.AllowRules)
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+// Command safeexec runs a command after classifying it, with secrets
+// stripped from its environment, the network limited to an allowlist, and
+// the operating system's sandbox around it. See the README.
+package main
+
+import "os"
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,131 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// terminal plays the human at a real pseudo-terminal: it answers the
+// cursor-position queries a terminal emulator would answer, and types
+// answer once the prompt appears.
+type ptyTerminal struct {
+	ptmx   *os.File
+	answer string
+
+	mu   sync.Mutex
+	seen bytes.Buffer
+	done chan struct{}
+}
+
+func (tm *ptyTerminal) run() {
+	defer close(tm.done)
+	buf := make([]byte, 4096)
+	answered := false
+	for {
+		n, err := tm.ptmx.Read(buf)
+		if n > 0 {
+			tm.mu.Lock()
+			tm.seen.Write(buf[:n])
+			text := tm.seen.String()
+			tm.mu.Unlock()
+			for i := 0; i < bytes.Count(buf[:n], []byte("\x1b[6n")); i++ {
+				tm.ptmx.Write([]byte("\x1b[1;1R"))
+			}
+			if !answered && strings.Contains(text, "Run it?") {
+				answered = true
+				time.Sleep(50 * time.Millisecond)
+				tm.ptmx.Write([]byte(tm.answer))
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (tm *ptyTerminal) output() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.seen.String()
+}
+
+// runWithTerminal starts safeexec with a pty as its controlling terminal
+// and stdin from /dev/null, so the answer can only come from the terminal.
+func runWithTerminal(t *testing.T, answer string, args ...string) (code int, tty string, stdout, stderr string) {
+	t.Helper()
+	bin := binary(t)
+	env, dir := hermetic(t)
+	ptmx, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Dir = append(env, "TERM=xterm"), dir
+	var so, se bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &so, &se
+	cmd.ExtraFiles = []*os.File{pts}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pts.Close()
+	tm := &ptyTerminal{ptmx: ptmx, answer: answer, done: make(chan struct{})}
+	go tm.run()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("safeexec did not finish; terminal saw %q; stderr %q", tm.output(), se.String())
+	}
+	return cmd.ProcessState.ExitCode(), tm.output(), so.String(), se.String()
+}
+
+func TestPromptYes(t *testing.T) {
+	needBwrap(t)
+	code, tty, stdout, stderr := runWithTerminal(t, "y\r", "-c", "rm -rf victim; echo removed")
+	if code != 0 || !strings.Contains(stdout, "removed") {
+		t.Fatalf("exit %d, stdout %q, stderr %q, terminal %q", code, stdout, stderr, tty)
+	}
+	if !strings.Contains(tty, "recursive") && !strings.Contains(tty, "rm") {
+		t.Errorf("the prompt did not say why: %q", tty)
+	}
+	if strings.Contains(stdout, "Run it?") {
+		t.Errorf("the prompt went to stdout")
+	}
+}
+
+func TestPromptNo(t *testing.T) {
+	needBwrap(t)
+	code, tty, stdout, stderr := runWithTerminal(t, "n\r", "-c", "rm -rf victim; echo removed")
+	if code != 126 || strings.Contains(stdout, "removed") {
+		t.Fatalf("exit %d, stdout %q, stderr %q, terminal %q", code, stdout, stderr, tty)
+	}
+	if !strings.Contains(stderr, "not confirmed") {
+		t.Errorf("stderr %q does not say it was not confirmed", stderr)
+	}
+}
+
+// TestPromptNeverForRisky: a risky command is refused without asking.
+func TestPromptNeverForRisky(t *testing.T) {
+	needBwrap(t)
+	code, tty, _, stderr := runWithTerminal(t, "y\r", "--", "sudo", "true")
+	if code != 126 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if strings.Contains(tty, "Run it?") {
+		t.Errorf("a risky command was offered for confirmation: %q", tty)
+	}
+}

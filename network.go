@@ -1,0 +1,118 @@
+package safeexec
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/safeexec/safeexec/netallow"
+	"github.com/safeexec/safeexec/sandbox"
+)
+
+// networkUse is the proxy of one run and what it decided.
+type networkUse struct {
+	proxy *netallow.Proxy
+	dir   string
+
+	mu      sync.Mutex
+	allowed map[string]bool
+	denied  map[string]bool
+}
+
+// startNetwork starts the allowlist proxy and tells the sandbox how to
+// reach it: a backend with its own network namespace (bwrap) gets the
+// proxy's unix sockets and runs the bridge inside; the others may connect
+// only to the proxy's loopback ports, named in the proxy variables.
+func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error {
+	pol := p.req.Policy
+	m, err := netallow.NewMatcher(pol.AllowedDomains, pol.DeniedDomains)
+	if err != nil {
+		return fmt.Errorf("network allowlist: %w", err)
+	}
+	bridged := p.backend.Name() == "bwrap"
+	opts := netallow.Options{TCP: !bridged, OnDecision: p.network.note, Log: p.req.Notes}
+	if bridged {
+		dir, err := os.MkdirTemp(runtimeDir(), "safeexec-net-")
+		if err != nil {
+			return fmt.Errorf("network proxy: %w", err)
+		}
+		p.network.dir = dir
+		opts.Dir = dir
+	}
+	prx, err := netallow.Start(m, opts)
+	if err != nil {
+		p.network.close()
+		return fmt.Errorf("network proxy: %w", err)
+	}
+	p.network.proxy = prx
+	sp.Network = sandbox.Network{Enabled: true}
+	if bridged {
+		sp.Network.ProxyDir = p.network.dir
+		sp.Network.Bridge = append([]string{p.self(), "__bridge"}, netallow.BridgeArgs(prx.HTTPSocket(), prx.SOCKSSocket())...)
+		return nil
+	}
+	sp.Network.ProxyHTTPPort = prx.HTTPPort()
+	sp.Network.ProxySOCKSPort = prx.SOCKSPort()
+	cmd.Env = append(cmd.Env, netallow.ProxyEnv(prx.HTTPPort(), prx.SOCKSPort())...)
+	return nil
+}
+
+func (n *networkUse) note(d netallow.Decision) {
+	key := net.JoinHostPort(d.Host, strconv.Itoa(d.Port))
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if d.Allowed {
+		if n.allowed == nil {
+			n.allowed = map[string]bool{}
+		}
+		n.allowed[key] = true
+	} else {
+		if n.denied == nil {
+			n.denied = map[string]bool{}
+		}
+		n.denied[key] = true
+	}
+}
+
+// summary lists the distinct host:port pairs allowed and denied.
+func (n *networkUse) summary() (allowed, denied []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return sortedKeys(n.allowed), sortedKeys(n.denied)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	s := make([]string, 0, len(m))
+	for k := range m {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+func (n *networkUse) close() {
+	if n.proxy != nil {
+		n.proxy.Close()
+	}
+	if n.dir != "" {
+		os.RemoveAll(n.dir)
+	}
+}
+
+// runtimeDir is where private per-run directories go: $XDG_RUNTIME_DIR
+// when it is set (a per-user 0700 directory), else the temporary directory
+// (MkdirTemp creates 0700 directories there).
+func runtimeDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	return os.TempDir()
+}

@@ -1,0 +1,401 @@
+package safeexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/safeexec/safeexec/audit"
+	"github.com/safeexec/safeexec/envfilter"
+	"github.com/safeexec/safeexec/risk"
+	"github.com/safeexec/safeexec/sandbox"
+)
+
+// killGrace is how long a command gets between SIGTERM and SIGKILL when
+// its timeout expires or the caller's context ends.
+var killGrace = 2 * time.Second
+
+// detectBackend is sandbox.Detect; tests replace it to simulate a machine
+// without a sandbox.
+var detectBackend = sandbox.Detect
+
+type pipeline struct {
+	req   *Request
+	start time.Time
+	out   Outcome
+
+	log      *audit.Log
+	home     string
+	backend  sandbox.Backend
+	stripped []string // names of stripped variables
+	secrets  []string // their values, for redaction
+	network  networkUse
+}
+
+func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
+	req, pol := p.req, p.req.Policy
+	p.home, _ = os.UserHomeDir()
+
+	// The audit log is opened before anything runs: a run that cannot be
+	// recorded does not happen.
+	log, err := audit.Open(pol.AuditPath, pol.AuditSync)
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	p.log = log
+	defer log.Close()
+
+	be, rep, derr := p.detect()
+	p.backend, p.out.Sandbox = be, sandbox.Assess(rep, sandbox.Mode(pol.Mode))
+	sandboxed := derr == nil && be.Name() != "none"
+
+	p.out.Verdict = p.classify(sandboxed)
+	if derr != nil {
+		p.out.Decision = Blocked
+		p.out.ExitCode = ExitCodeError
+		p.out.Verdict.Reasons = append(p.out.Verdict.Reasons, risk.Reason{
+			Rule: "sandbox-unavailable", Detail: derr.Error(), Tier: risk.Risky,
+		})
+		p.finish()
+		return &p.out, fmt.Errorf("no sandbox: %w", derr)
+	}
+
+	if err := p.decide(); err != nil {
+		p.finish()
+		return &p.out, err
+	}
+
+	env := p.environment()
+	sp := p.sandboxPolicy()
+	if sp.CacheDir != "" {
+		env = sandbox.CacheEnv(sp.CacheDir, env)
+	}
+	cmd := &sandbox.Command{
+		Argv:   p.argv(),
+		Env:    env,
+		Stdin:  req.Stdin,
+		Stdout: req.Stdout,
+		Stderr: req.Stderr,
+	}
+	if pol.NetworkEnabled {
+		if err := p.startNetwork(sp, cmd); err != nil {
+			p.out.ExitCode = ExitCodeError
+			p.finish()
+			return &p.out, err
+		}
+		defer p.network.close()
+	}
+
+	// Catch the signals before the command exists: one that arrives while
+	// it starts is delivered once it runs, instead of killing safeexec.
+	sigc := make(chan os.Signal, 8)
+	signal.Notify(sigc, forwarded...)
+	defer signal.Stop(sigc)
+	proc, err := be.Start(sp, cmd)
+	if err != nil {
+		p.out.ExitCode = ExitCodeError
+		p.finish()
+		return &p.out, fmt.Errorf("start %s sandbox: %w", be.Name(), err)
+	}
+	p.wait(ctx, proc, sigc)
+	p.finish()
+	return &p.out, nil
+}
+
+func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {
+	want := p.req.Policy.Backend
+	if want == "none" {
+		return sandbox.None(), sandbox.Report{Backend: "none", Reason: "chosen with --sandbox none", Weak: true}, nil
+	}
+	if want == "" {
+		want = "auto"
+	}
+	be, rep, err := detectBackend(want)
+	if err == nil && be == nil {
+		err = fmt.Errorf("%w: backend %q gave nothing to run with", sandbox.ErrUnavailable, want)
+	}
+	return be, rep, err
+}
+
+func (p *pipeline) classify(sandboxed bool) risk.Verdict {
+	req := p.req
+	rc := riskContext(req.Policy, req.Cwd, p.home, sandboxed)
+	if req.IsScript {
+		return risk.ClassifyScript(req.Script, rc)
+	}
+	return risk.ClassifyArgv(req.Argv, rc)
+}
+
+// decide turns the verdict into a decision. It returns a *RefusedError
+// when the command must not run.
+func (p *pipeline) decide() error {
+	v := p.out.Verdict
+	req := p.req
+	switch {
+	case v.AllowedByRule:
+		p.out.Decision, p.out.ApprovedBy = Allowed, "rule"
+		if v.Tier == risk.Risky {
+			p.req.notef("running a command the built-in rules call risky, because your allow rule %q approves it: %s",
+				strings.Join(v.AllowRules, `", "`), describeReasons(v, risk.Risky))
+		}
+		return nil
+	case v.Tier == risk.Safe:
+		p.out.Decision = Allowed
+		return nil
+	case v.Tier >= risk.Risky:
+		p.out.Decision = Blocked
+		p.out.ExitCode = ExitCodeRefused
+		return &RefusedError{Decision: Blocked, Verdict: v,
+			Why: describeReasons(v, risk.Risky) + " — if you mean it, run it yourself outside safeexec, or add an allow rule to your own config"}
+	}
+
+	// needs_confirmation
+	if req.Yes {
+		p.out.Decision, p.out.ApprovedBy = Confirmed, "flag"
+		return nil
+	}
+	why := describeReasons(v, risk.NeedsConfirmation)
+	if req.Prompter == nil || req.Policy.PromptChannel == "none" {
+		return p.deny(why + " — no terminal to ask; approve with --yes, or add an allow rule to your config")
+	}
+	ok, err := req.Prompter.Confirm(Question{Command: p.display(), Verdict: v, Sandbox: p.backend.Name()})
+	switch {
+	case errors.Is(err, ErrNoHuman):
+		return p.deny(why + " — no terminal to ask; approve with --yes, or add an allow rule to your config")
+	case err != nil:
+		return p.deny(why + " — the prompt failed (" + err.Error() + "); approve with --yes, or add an allow rule to your config")
+	case !ok:
+		return p.deny(why + " — not confirmed")
+	}
+	p.out.Decision, p.out.ApprovedBy = Confirmed, "tty"
+	return nil
+}
+
+func (p *pipeline) deny(why string) error {
+	p.out.Decision = Denied
+	p.out.ExitCode = ExitCodeRefused
+	return &RefusedError{Decision: Denied, Verdict: p.out.Verdict, Why: why}
+}
+
+// display renders the request for a person.
+func (p *pipeline) display() string {
+	if p.req.IsScript {
+		return p.req.Script
+	}
+	return quoteArgv(p.req.Argv)
+}
+
+func (p *pipeline) environment() []string {
+	pol := p.req.Policy
+	f := envfilter.Filter{Names: pol.EnvStrip, Suffixes: pol.EnvStripSuffixes, Keep: pol.EnvKeep}
+	kept, stripped := f.Apply(p.req.Environ)
+	p.stripped = stripped
+	if len(stripped) > 0 {
+		drop := make(map[string]bool, len(stripped))
+		for _, n := range stripped {
+			drop[n] = true
+		}
+		for _, kv := range p.req.Environ {
+			if name, val, ok := strings.Cut(kv, "="); ok && drop[name] && val != "" {
+				p.secrets = append(p.secrets, val)
+			}
+		}
+	}
+	return kept
+}
+
+// argv is what the sandbox runs.
+func (p *pipeline) argv() []string {
+	if !p.req.IsScript {
+		return p.req.Argv
+	}
+	sh := scriptShell()
+	argv := []string{sh, "-c", p.req.Script}
+	return append(argv, p.req.ScriptArgs...)
+}
+
+// scriptShell is the shell that runs scripts: bash, which agents' command
+// strings are written for, else sh.
+func scriptShell() string {
+	for _, s := range []string{"/bin/bash", "/usr/bin/bash", "/bin/sh"} {
+		if fi, err := os.Stat(s); err == nil && fi.Mode().IsRegular() {
+			return s
+		}
+	}
+	return "/bin/sh"
+}
+
+func (p *pipeline) sandboxPolicy() *sandbox.Policy {
+	pol := p.req.Policy
+	return &sandbox.Policy{
+		Mode:          sandbox.Mode(pol.Mode),
+		Cwd:           p.req.Cwd,
+		WritableRoots: pol.AllowWrite,
+		DenyRead:      pol.DenyRead,
+		DenyWrite:     pol.DenyWrite,
+		Limits: sandbox.Limits{
+			Processes:  pol.Limits.Processes,
+			OpenFiles:  pol.Limits.OpenFiles,
+			FileSize:   pol.Limits.FileSize,
+			CPUSeconds: pol.Limits.CPUSeconds,
+		},
+		SafeexecPath: p.self(),
+		CacheDir:     p.cacheDir(),
+	}
+}
+
+// cacheDir is safeexec's own directory for the tools' caches
+// ($XDG_CACHE_HOME/safeexec/tools): writable inside the sandbox, so builds
+// work, while the host's caches stay untouched (DESIGN §8). Unconfined
+// runs keep the user's own caches.
+func (p *pipeline) cacheDir() string {
+	if p.backend == nil || p.backend.Name() == "none" {
+		return ""
+	}
+	base := ""
+	for _, kv := range p.req.Environ {
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok && filepath.IsAbs(v) {
+			base = v
+		}
+	}
+	if base == "" {
+		if p.home == "" {
+			return ""
+		}
+		base = filepath.Join(p.home, ".cache")
+	}
+	return filepath.Join(base, "safeexec", "tools")
+}
+
+func (p *pipeline) self() string {
+	if p.req.Self != "" {
+		return p.req.Self
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+}
+
+// forwarded are the signals that reach the command when safeexec gets
+// them: with a new session the terminal cannot deliver them itself.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+func (p *pipeline) wait(ctx context.Context, proc sandbox.Process, sigc <-chan os.Signal) {
+
+	type result struct {
+		st  sandbox.Status
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := proc.Wait()
+		done <- result{st, err}
+	}()
+
+	var timeout, grace <-chan time.Time
+	if d := p.req.Policy.Limits.Timeout; d > 0 {
+		t := time.NewTimer(d - time.Since(p.start))
+		defer t.Stop()
+		timeout = t.C
+	}
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case s := <-sigc:
+			if err := proc.Signal(s); err != nil {
+				p.req.notef("forward %v: %v", s, err)
+			}
+		case <-timeout:
+			timeout = nil
+			p.out.TimedOut = true
+			p.req.notef("timed out after %v; stopping the command", p.req.Policy.Limits.Timeout)
+			proc.Signal(syscall.SIGTERM)
+			grace = time.After(killGrace)
+		case <-ctxDone:
+			ctxDone = nil
+			proc.Signal(syscall.SIGTERM)
+			grace = time.After(killGrace)
+		case <-grace:
+			grace = nil
+			proc.Kill()
+		case r := <-done:
+			p.out.ExitCode = r.st.ExitCode
+			p.out.Signal = r.st.Signal
+			if r.err != nil {
+				p.req.notef("wait: %v", r.err)
+				if p.out.ExitCode == 0 {
+					p.out.ExitCode = ExitCodeError
+				}
+			}
+			if p.out.TimedOut {
+				p.out.ExitCode = ExitCodeTimeout
+			}
+			return
+		}
+	}
+}
+
+// scriptReader lets the classifier read a local script that a command
+// would run, when it is a small regular file inside a writable root.
+// Anything else is unreadable, and the classifier treats it as unknown.
+func scriptReader(roots []string) func(string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, err
+		}
+		inside := false
+		for _, r := range roots {
+			if rr, err := filepath.EvalSymlinks(r); err == nil && within(rr, real) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return nil, fmt.Errorf("%s is outside the writable roots", path)
+		}
+		f, err := os.Open(real)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() || fi.Size() > maxScriptSize {
+			return nil, fmt.Errorf("%s is not a small regular file", path)
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxScriptSize+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > maxScriptSize {
+			return nil, fmt.Errorf("%s grew while being read", path)
+		}
+		return b, nil
+	}
+}
+
+// maxScriptSize bounds the local scripts the classifier reads.
+const maxScriptSize = 256 << 10
+
+// within reports whether path is root or below it.
+func within(root, path string) bool {
+	if root == path {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, root)
+}

@@ -1,0 +1,186 @@
+package safeexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/safeexec/safeexec/configs"
+	"github.com/safeexec/safeexec/risk"
+	"github.com/safeexec/safeexec/sandbox"
+)
+
+// Request is one invocation of the pipeline.
+type Request struct {
+	// Argv is the command to run (safeexec -- CMD ARGS...). Exactly one of
+	// Argv and Script is set.
+	Argv []string
+	// Script is a shell script (safeexec -c SCRIPT, safeexec SCRIPT). It
+	// runs under bash (or sh when there is no bash) with ScriptArgs as $0,
+	// $1, ... like sh -c.
+	Script     string
+	ScriptArgs []string
+	// IsScript tells an empty Script apart from an Argv request.
+	IsScript bool
+
+	// Cwd is the absolute working directory.
+	Cwd string
+	// Environ is the environment before filtering (os.Environ()).
+	Environ []string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+
+	// Policy is the effective configuration (configs.Load).
+	Policy *configs.Effective
+	// Yes approves needs_confirmation (never risky), as --yes does.
+	Yes bool
+	// Prompter asks a human. Nil means there is no human to ask.
+	Prompter Prompter
+	// Self is the safeexec executable, re-executed inside the sandbox for
+	// the network bridge and the Landlock fallback. Empty: os.Executable.
+	Self string
+	// Notes receives one-line diagnostics ("safeexec: ..."), normally
+	// stderr. Nil discards them.
+	Notes io.Writer
+}
+
+// Decision is what the pipeline decided about a request.
+type Decision string
+
+const (
+	Allowed   Decision = "allowed"   // safe, or approved by a user allow rule
+	Confirmed Decision = "confirmed" // needs_confirmation, approved by a human or --yes
+	Denied    Decision = "denied"    // needs_confirmation, not approved
+	Blocked   Decision = "blocked"   // risky, or no sandbox could be started
+)
+
+// Outcome is what happened.
+type Outcome struct {
+	// ExitCode is what safeexec exits with: the command's own status, 124
+	// on timeout, 126 when refused, 127 when the command was not found,
+	// 128+N when a signal N killed it, 125 when safeexec itself failed.
+	ExitCode   int
+	Decision   Decision
+	ApprovedBy string // "rule", "tty", "flag" or ""
+	Verdict    risk.Verdict
+	Sandbox    sandbox.Report
+	Signal     int
+	TimedOut   bool
+	Duration   time.Duration
+}
+
+// RefusedError is returned when the command was not run because of its
+// tier: risky (Decision Blocked) or not confirmed (Decision Denied).
+type RefusedError struct {
+	Decision Decision
+	Verdict  risk.Verdict
+	// Why is the human explanation, with what to do next.
+	Why string
+}
+
+func (e *RefusedError) Error() string {
+	switch e.Decision {
+	case Blocked:
+		return "refused (risky): " + e.Why
+	default:
+		return "refused (needs confirmation): " + e.Why
+	}
+}
+
+// ExitCodeRefused is the exit status of a refused or unconfirmed command.
+const ExitCodeRefused = 126
+
+// ExitCodeError is the exit status when safeexec itself fails (usage,
+// configuration, no sandbox).
+const ExitCodeError = 125
+
+// ExitCodeTimeout is the exit status when --timeout ended the command.
+const ExitCodeTimeout = 124
+
+func (r *Request) validate() error {
+	if r.Policy == nil {
+		return errors.New("no policy: load the configuration first")
+	}
+	if r.IsScript == (len(r.Argv) > 0) {
+		return errors.New("exactly one of a command or a script is needed")
+	}
+	if r.Cwd == "" {
+		return errors.New("no working directory")
+	}
+	return nil
+}
+
+func (r *Request) notef(format string, args ...any) {
+	if r.Notes == nil {
+		return
+	}
+	fmt.Fprintf(r.Notes, "safeexec: "+format+"\n", args...)
+}
+
+// riskContext builds what the classifier needs from the policy.
+func riskContext(pol *configs.Effective, cwd, home string, sandboxed bool) *risk.Context {
+	return &risk.Context{
+		Cwd:            cwd,
+		Home:           home,
+		WritableRoots:  pol.AllowWrite,
+		SensitivePaths: pol.DenyRead,
+		ProtectedPaths: pol.DenyWrite,
+		Sandboxed:      sandboxed,
+		Rules: risk.Rules{
+			Allow:   pol.RulesAllow,
+			Confirm: pol.RulesConfirm,
+			Deny:    pol.RulesDeny,
+		},
+		ReadScript: scriptReader(pol.AllowWrite),
+		Platform:   runtime.GOOS,
+	}
+}
+
+// Classify judges a request without running anything, assuming the
+// sandbox backend named by backend ("none" means unconfined).
+func Classify(req *Request, backend string) risk.Verdict {
+	home, _ := os.UserHomeDir()
+	rc := riskContext(req.Policy, req.Cwd, home, backend != "none" && backend != "")
+	if req.IsScript {
+		return risk.ClassifyScript(req.Script, rc)
+	}
+	return risk.ClassifyArgv(req.Argv, rc)
+}
+
+// Run takes a request through the whole pipeline. It returns an Outcome
+// whenever a decision was made (also for refusals, with a *RefusedError);
+// an error without an Outcome means safeexec could not even decide.
+func Run(ctx context.Context, req *Request) (*Outcome, error) {
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	p := &pipeline{req: req, start: time.Now()}
+	return p.run(ctx)
+}
+
+func describeReasons(v risk.Verdict, want risk.Tier) string {
+	var parts []string
+	for _, r := range v.Reasons {
+		if r.Tier < want && len(v.Reasons) > 1 {
+			continue
+		}
+		s := r.Detail
+		if s == "" {
+			s = r.Rule
+		}
+		if r.Command != "" {
+			s += " in `" + r.Command + "`"
+		}
+		parts = append(parts, s+" ["+r.Rule+"]")
+	}
+	if len(parts) == 0 {
+		return v.Tier.String()
+	}
+	return strings.Join(parts, "; ")
+}

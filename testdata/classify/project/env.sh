@@ -1,0 +1,2 @@
+export APP_ENV=dev
+export PORT=8080

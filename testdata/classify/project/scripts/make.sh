@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "building $1"
+make "$1"

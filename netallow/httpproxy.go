@@ -409,6 +409,11 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, r *request) bool {
 		// client's continues depends only on the client and on the
 		// response having a known length.
 		keep := r.keepAlive && fr != closeBody
+		if fr == chunkedBody {
+			// Chunked wins over a Content-Length sent with it; the
+			// client must not see the length and read otherwise.
+			hs = withoutHeader(hs, "Content-Length")
+		}
 		var hb strings.Builder
 		hb.WriteString(lines[0] + "\r\n")
 		writeEndToEnd(&hb, hs, false)
@@ -496,6 +501,16 @@ next:
 		}
 		b.WriteString(h.name + ": " + h.value + "\r\n")
 	}
+}
+
+func withoutHeader(hs []header, name string) []header {
+	out := hs[:0:0]
+	for _, h := range hs {
+		if !strings.EqualFold(h.name, name) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // parseStatus parses a response head.

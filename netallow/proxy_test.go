@@ -786,3 +786,78 @@ func TestOnDecision(t *testing.T) {
 		t.Errorf("Decisions() = %+v, want allowed.test x3 with bytes, denied.test x1", ds)
 	}
 }
+
+// TestResponseFraming: responses are relayed by their real length, so the
+// next request on the client's connection starts where it should.
+func TestResponseFraming(t *testing.T) {
+	requireEnv(t)
+	ln := listen(t, "198.51.100.1:9002")
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				switch req.URL.Path {
+				case "/both":
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+				case "/eof":
+					io.WriteString(c, "HTTP/1.1 200 OK\r\n\r\nuntil-close")
+				case "/head":
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+				case "/nocontent":
+					io.WriteString(c, "HTTP/1.1 204 No Content\r\n\r\n")
+				case "/continue":
+					io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+			}()
+		}
+	}()
+	p, _ := startProxy(t, []string{"allowed.test:9002"}, nil)
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p.HTTPPort()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReader(c)
+	for _, tc := range []struct {
+		method, path, body string
+		code               int
+	}{
+		{"GET", "/both", "abc", 200},
+		{"HEAD", "/head", "", 200},
+		{"GET", "/nocontent", "", 204},
+		{"GET", "/continue", "ok", 200},
+		{"GET", "/eof", "until-close", 200},
+	} {
+		fmt.Fprintf(c, "%s http://allowed.test:9002%s HTTP/1.1\r\nHost: allowed.test:9002\r\n\r\n", tc.method, tc.path)
+		resp, err := http.ReadResponse(br, &http.Request{Method: tc.method})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if resp.StatusCode == 100 {
+			resp, err = http.ReadResponse(br, &http.Request{Method: tc.method})
+			if err != nil {
+				t.Fatalf("%s after 100: %v", tc.path, err)
+			}
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != tc.code || string(body) != tc.body {
+			t.Errorf("%s: %d %q %v, want %d %q", tc.path, resp.StatusCode, body, err, tc.code, tc.body)
+		}
+		if tc.path == "/both" && resp.Header.Get("Content-Length") != "" {
+			t.Errorf("/both: Content-Length %q passed on beside chunked", resp.Header.Get("Content-Length"))
+		}
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("connection open after a close-delimited response: %v", err)
+	}
+}

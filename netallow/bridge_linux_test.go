@@ -301,3 +301,34 @@ func BenchmarkBridge(b *testing.B) {
 		})
 	}
 }
+
+// TestBridgeKilled: when the bridge itself is killed outright, the command
+// does not outlive it.
+func TestBridgeKilled(t *testing.T) {
+	cmd := exec.Command(selfExe(t), "__bridge", "--http", "/nonexistent.sock", "--", "sh", "-c", "echo $$; exec sleep 60")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("command %d still running after the bridge was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

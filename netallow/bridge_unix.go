@@ -60,6 +60,7 @@ func RunBridge(args []string) int {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 
 	attr := &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(attr)
 	ownPgrp := syscall.Getpgrp()
 	if fg, err := unix.IoctlGetInt(0, unix.TIOCGPGRP); err == nil && fg == ownPgrp {
 		// Our terminal, and we are in its foreground: the command's

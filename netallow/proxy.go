@@ -99,6 +99,13 @@ func Start(m *Matcher, o Options) (*Proxy, error) {
 		return nil, fmt.Errorf("start network proxy: %w", err)
 	}
 	if o.Dir != "" {
+		// The socket paths are handed into the sandbox, where the
+		// working directory may differ.
+		dir, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return fail(err)
+		}
+		o.Dir, p.opts.Dir = dir, dir
 		created, err := privateDir(o.Dir)
 		if err != nil {
 			return fail(err)

@@ -11,8 +11,14 @@
 // addresses that lead back to the host or its networks (loopback,
 // link-local with the cloud metadata endpoints, private, shared,
 // unspecified, multicast, reserved) unless the address itself is listed,
-// and connects to exactly the address it checked. Every decision is
-// reported ([Proxy.Decisions], [Options.OnDecision]) for the audit record.
+// and connects to exactly the address it checked. Plain HTTP requests are
+// read by the proxy's own strict HTTP/1.1 reader: each request on a
+// keep-alive or pipelined connection is decided by its absolute URI, a
+// Host header naming anything else is refused, ambiguous framing is
+// refused, and redirects go back to the client. Every decision is reported
+// ([Proxy.Decisions], merged per host and outcome, and
+// [Options.OnDecision], one call each) for the audit record, and each
+// distinct refusal is noted once on [Options.Log].
 //
 // Inside bwrap's empty network namespace the command cannot reach the
 // proxy's sockets by itself, so safeexec re-executes itself there as a
@@ -48,9 +54,14 @@
 //     Windows the directory's ACL decides).
 //   - The bridge forwards signals to the command's process group; a
 //     process that leaves the group (setsid, setpgid) receives them only
-//     through the sandbox ending. It relies on the sandbox's PID namespace
-//     to end everything the command started.
+//     through the sandbox ending. The command dies with the bridge
+//     (a parent-death signal on Linux), but its own children rely on the
+//     sandbox's PID namespace to end.
 //   - The proxy resolves names with the host's resolver: a denied name is
 //     never looked up, but an allowed name is, and its DNS answers are the
-//     resolver's to trust.
+//     resolver's to trust. Answers are reused for up to 30 seconds (every
+//     use still passes the address guard).
+//   - Plain HTTP upstream connections are not reused: each request opens
+//     its own, at the cost of a TCP handshake per request (HTTPS through
+//     CONNECT is unaffected).
 package netallow

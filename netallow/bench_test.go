@@ -122,6 +122,16 @@ func BenchmarkConnectThroughput(b *testing.B) {
 // is what the proxy adds per connection.
 func BenchmarkConnectLatency(b *testing.B) {
 	p := benchProxy(b)
+	run := func(name string, f func(b *testing.B)) {
+		b.Run(name, func(b *testing.B) {
+			start := cpuTime()
+			f(b)
+			// CPU of the whole process (client, proxy and server)
+			// per connection: less sensitive to a busy machine than
+			// the wall time.
+			b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
+	}
 	echoAddr := startServer(b, echo)
 	_, port, _ := net.SplitHostPort(echoAddr)
 	httpAddr := startServer(b, func(c net.Conn) {
@@ -143,7 +153,7 @@ func BenchmarkConnectLatency(b *testing.B) {
 		}
 		c.Close()
 	}
-	b.Run("direct", func(b *testing.B) {
+	run("direct", func(b *testing.B) {
 		for b.Loop() {
 			c, err := net.Dial("tcp", echoAddr)
 			if err != nil {
@@ -152,17 +162,17 @@ func BenchmarkConnectLatency(b *testing.B) {
 			exchange(c)
 		}
 	})
-	b.Run("connect-tcp", func(b *testing.B) {
+	run("connect-tcp", func(b *testing.B) {
 		for b.Loop() {
 			exchange(dialConnect(b, "tcp", fmt.Sprintf("127.0.0.1:%d", p.HTTPPort()), echoAddr))
 		}
 	})
-	b.Run("connect-unix", func(b *testing.B) {
+	run("connect-unix", func(b *testing.B) {
 		for b.Loop() {
 			exchange(dialConnect(b, "unix", p.HTTPSocket(), echoAddr))
 		}
 	})
-	b.Run("socks5-unix", func(b *testing.B) {
+	run("socks5-unix", func(b *testing.B) {
 		req := []byte{5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1, 0, 0}
 		var n int
 		fmt.Sscan(port, &n)
@@ -180,7 +190,7 @@ func BenchmarkConnectLatency(b *testing.B) {
 			exchange(c)
 		}
 	})
-	b.Run("http-unix", func(b *testing.B) {
+	run("http-unix", func(b *testing.B) {
 		req := "GET http://" + httpAddr + "/ HTTP/1.1\r\nHost: " + httpAddr + "\r\nConnection: close\r\n\r\n"
 		for b.Loop() {
 			c, err := net.Dial("unix", p.HTTPSocket())

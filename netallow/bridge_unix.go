@@ -121,7 +121,7 @@ func RunBridge(args []string) int {
 // IPv4 only: it spares the IPv6 and multipath probes a generic listen
 // makes on first use.
 func listenLoopback() (net.Listener, error) {
-	var lc net.ListenConfig
+	lc := net.ListenConfig{KeepAlive: -1}
 	lc.SetMultipathTCP(false)
 	return lc.Listen(context.Background(), "tcp4", "127.0.0.1:0")
 }

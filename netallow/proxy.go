@@ -130,7 +130,8 @@ func Start(m *Matcher, o Options) (*Proxy, error) {
 			port  *int
 			serve func(net.Conn)
 		}{{&p.httpPort, p.serveHTTP}, {&p.socksPort, p.serveSOCKS}} {
-			var lc net.ListenConfig
+			// Loopback clients need no keep-alive probes.
+			lc := net.ListenConfig{KeepAlive: -1}
 			lc.SetMultipathTCP(false)
 			ln, err := lc.Listen(p.ctx, "tcp4", "127.0.0.1:0")
 			if err != nil {
@@ -459,7 +460,11 @@ func (p *Proxy) connect(rawHost string, port int, proto string) (net.Conn, int, 
 		if n < len(ok)-1 && timeout > 3*time.Second {
 			timeout = 3 * time.Second
 		}
-		d := net.Dialer{Timeout: timeout}
+		// Keep-alive probes find dead peers of long tunnels; the
+		// system's interval and count do (two socket options fewer
+		// per connection).
+		d := net.Dialer{Timeout: timeout, KeepAliveConfig: net.KeepAliveConfig{
+			Enable: true, Idle: 30 * time.Second, Interval: -1, Count: -1}}
 		c, err := d.DialContext(p.ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
 		if err == nil {
 			return c, i, nil

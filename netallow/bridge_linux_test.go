@@ -3,6 +3,8 @@ package netallow
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 // The test binary plays the re-executed safeexec: TestMain runs RunBridge
@@ -330,5 +334,54 @@ func TestBridgeKilled(t *testing.T) {
 			t.Fatalf("command %d still running after the bridge was killed", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestBridgeTerminal: on a terminal the command's process group becomes the
+// foreground group (so it can read and gets ^C), and it does not inherit
+// job-control signals ignored.
+func TestBridgeTerminal(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	cmd := exec.Command(selfExe(t), "__bridge", "--http", "/nonexistent.sock", "--", "sh", "-c",
+		`set -- $(cat /proc/$$/stat); echo "pgrp=$5 tpgid=$8"; grep SigIgn /proc/$$/status`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&out, ptmx); close(done) }()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("bridge: %v\n%s", err, out.String())
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	var pgrp, tpgid int
+	var ign uint64
+	for line := range strings.Lines(out.String()) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "pgrp=") {
+			fmt.Sscanf(line, "pgrp=%d tpgid=%d", &pgrp, &tpgid)
+		}
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			ign, _ = strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		}
+	}
+	if pgrp == 0 || pgrp != tpgid {
+		t.Errorf("command's group %d, terminal's foreground group %d:\n%s", pgrp, tpgid, out.String())
+	}
+	for _, s := range []syscall.Signal{syscall.SIGTTOU, syscall.SIGTTIN, syscall.SIGINT, syscall.SIGHUP} {
+		if ign&(1<<(uint(s)-1)) != 0 {
+			t.Errorf("command starts with signal %d ignored (SigIgn %x)", s, ign)
+		}
 	}
 }

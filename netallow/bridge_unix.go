@@ -56,20 +56,26 @@ func RunBridge(args []string) int {
 	}
 	// Notify before the child exists, so a signal sent at once is not
 	// lost or fatal to the bridge.
+	// A signal the bridge was started with ignored (nohup's SIGHUP) stays
+	// ignored, and so the command inherits it ignored too.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+		if !signal.Ignored(s) {
+			signal.Notify(sigs, s)
+		}
+	}
 
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	setDeathSignal(attr)
 	ownPgrp := syscall.Getpgrp()
+	foreground := false
 	if fg, err := unix.IoctlGetInt(0, unix.TIOCGPGRP); err == nil && fg == ownPgrp {
 		// Our terminal, and we are in its foreground: the command's
 		// group takes the foreground so it can read and get ^C, and
 		// gives it back when it ends.
 		attr.Foreground = true
 		attr.Ctty = 0
-		signal.Ignore(syscall.SIGTTOU, syscall.SIGTTIN)
-		defer unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, ownPgrp)
+		foreground = true
 	}
 	// syscall.ForkExec rather than os.StartProcess: the latter first
 	// probes pidfd support by starting a throwaway process, a cost paid
@@ -86,6 +92,12 @@ func RunBridge(args []string) int {
 		}
 		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", cfg.argv[0], err)
 		return code
+	}
+	if foreground {
+		// Only now, so the command does not inherit it ignored: taking
+		// the terminal back from the background needs SIGTTOU ignored.
+		signal.Ignore(syscall.SIGTTOU)
+		defer unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, ownPgrp)
 	}
 	go bridgeAccept(httpLn, cfg.httpSock)
 	if socksLn != nil {

@@ -290,7 +290,7 @@ func (p *Proxy) Close() error {
 // without bound; the rest are counted in one overflow entry.
 type decisionLog struct {
 	index map[decisionKey]int
-	list_ []Decision
+	items []Decision
 	noted map[decisionKey]bool
 }
 
@@ -311,22 +311,22 @@ func (l *decisionLog) add(d Decision) int {
 	k := decisionKey{d.Host, d.Port, d.Allowed, d.Reason, d.Proto}
 	i, ok := l.index[k]
 	if !ok {
-		if len(l.list_) >= maxDistinct {
+		if len(l.items) >= maxDistinct {
 			k = decisionKey{host: "(more)", allowed: d.Allowed, reason: "too many distinct hosts to record", proto: d.Proto}
 			i, ok = l.index[k]
 		}
 		if !ok {
-			i = len(l.list_)
+			i = len(l.items)
 			l.index[k] = i
-			l.list_ = append(l.list_, Decision{Host: k.host, Port: k.port, Allowed: k.allowed, Reason: k.reason, Proto: k.proto})
+			l.items = append(l.items, Decision{Host: k.host, Port: k.port, Allowed: k.allowed, Reason: k.reason, Proto: k.proto})
 		}
 	}
-	l.list_[i].Count++
+	l.items[i].Count++
 	return i
 }
 
 func (l *decisionLog) list() []Decision {
-	return append([]Decision(nil), l.list_...)
+	return append([]Decision(nil), l.items...)
 }
 
 // record logs a decision and returns a handle for adding byte counts. A
@@ -360,8 +360,8 @@ func (p *Proxy) record(d Decision, hint string) int {
 
 func (p *Proxy) addBytes(i int, up, down int64) {
 	p.mu.Lock()
-	p.log.list_[i].BytesUp += up
-	p.log.list_[i].BytesDown += down
+	p.log.items[i].BytesUp += up
+	p.log.items[i].BytesDown += down
 	p.mu.Unlock()
 }
 

@@ -66,9 +66,14 @@ func init() {
 // ErrUnavailable) when the kernel cannot enforce the policy.
 func Landlock() Backend { return landlockBackend{} }
 
-// landlockSeccomp installs the shared seccomp filter (seccomp_linux.go
-// sets it). When it is nil the child refuses to run: fail closed.
+// landlockSeccomp installs the shared seccomp filter on every thread of a
+// re-executed child (seccomp_linux.go sets it). When it is nil the child
+// refuses to run: fail closed.
 var landlockSeccomp func() error
+
+// landlockSeccompProgram is the shared filter's program, which the
+// in-thread path installs on one thread only.
+var landlockSeccompProgram = seccompProgram
 
 // landlockABIVersion asks the kernel for its Landlock ABI (0: none).
 func landlockABIVersion() int {
@@ -181,10 +186,10 @@ func landlockChecks(abi int) []Check {
 	add("namespaces", false,
 		"no pid, ipc or network namespace: host processes are visible (not reachable), SysV IPC is shared",
 		"install bubblewrap for namespaces")
-	add("seccomp", landlockSeccomp != nil, map[bool]string{
+	add("seccomp", landlockSeccomp != nil && landlockSeccompProgram != nil, map[bool]string{
 		true:  "seccomp filter installed before the exec",
 		false: "seccomp filter not built in: the backend refuses to run",
-	}[landlockSeccomp != nil], "rebuild safeexec with the seccomp filter")
+	}[landlockSeccomp != nil && landlockSeccompProgram != nil], "rebuild safeexec with the seccomp filter")
 	return cs
 }
 
@@ -208,12 +213,6 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if !filepath.IsAbs(p.Cwd) {
 		return nil, fmt.Errorf("sandbox landlock: working directory %q is not absolute", p.Cwd)
 	}
-	self := p.SafeexecPath
-	if self == "" {
-		if self, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("sandbox landlock: find the safeexec binary: %w", err)
-		}
-	}
 	roots, err := absRoots(p.WritableRoots)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
@@ -229,14 +228,179 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 			return nil, errors.New("sandbox landlock: network enabled but the policy names no proxy port")
 		}
 	}
-	spec := &landlockSpec{
-		V:         landlockSpecVersion,
-		Cwd:       p.Cwd,
-		Limits:    p.Limits,
-		SockFD:    3 + len(c.ExtraFiles),
-		ParentPID: os.Getpid(),
+	st := &llStart{p: p, c: c, mode: mode, abi: abi, req: req, roots: roots}
+	st.noUnix, st.noUDP = landlockSocketFilter(mode, abi)
+	if p.Limits == (Limits{}) && !landlockForceReexec {
+		return st.inThread()
 	}
-	spec.NoUnixSockets, spec.NoUDP = landlockSocketFilter(mode, abi)
+	// Resource limits belong to a whole process: set in a thread of
+	// safeexec they would bind safeexec too. The re-executed child sets
+	// them on itself before the exec.
+	return st.reexec()
+}
+
+// landlockForceReexec makes tests take the re-exec path without limits.
+var landlockForceReexec bool
+
+// llStart is one Start in progress.
+type llStart struct {
+	p             *Policy
+	c             *Command
+	mode          Mode
+	abi           int
+	req           *llRequest
+	roots         []string
+	noUnix, noUDP bool
+}
+
+// prepare builds the ruleset and snapshots the protected paths.
+func (st *llStart) prepare() (int, *protectGuard, error) {
+	plan, err := planLandlock(st.req, st.abi, os.Geteuid() == 0)
+	if err != nil {
+		return -1, nil, fmt.Errorf("sandbox landlock: %w", err)
+	}
+	rfd, err := landlockRuleset(plan)
+	if err != nil {
+		return -1, nil, fmt.Errorf("sandbox landlock: %w", err)
+	}
+	guard, err := snapshotProtected(landlockRoots(st.mode, st.roots), st.p.DenyWrite)
+	if err != nil {
+		unix.Close(rfd)
+		return -1, nil, fmt.Errorf("sandbox landlock: snapshot protected paths: %w", err)
+	}
+	return rfd, guard, nil
+}
+
+// inThread confines one OS thread of safeexec (capabilities, no_new_privs,
+// Landlock, seccomp: all per-thread state) and forks the command from it,
+// so the command inherits the confinement without a second Go runtime
+// starting. The thread stays locked to its goroutine until the command is
+// reaped (the parent-death signal is tied to the thread that forked), and
+// is then thrown away: the goroutine exits without unlocking it, and the
+// runtime never creates threads from a locked one.
+func (st *llStart) inThread() (Process, error) {
+	c := st.c
+	path, code, err := lookPathEnv(c.Argv[0], c.Env, st.p.Cwd)
+	if err != nil {
+		if c.Stderr != nil {
+			fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], err)
+		}
+		return &failedProcess{status: Status{ExitCode: code}}, nil
+	}
+	rfd, guard, err := st.prepare()
+	if err != nil {
+		return nil, err
+	}
+	type started struct {
+		proc Process
+		err  error
+	}
+	res := make(chan started, 1)
+	release := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: see above
+		err := confineThread(rfd, st.noUnix, st.noUDP)
+		unix.Close(rfd)
+		if err != nil {
+			res <- started{err: fmt.Errorf("sandbox landlock: %w", err)}
+			return
+		}
+		argv := c.Argv
+		for {
+			cmd := &exec.Cmd{
+				Path:       path,
+				Args:       argv,
+				Env:        c.Env,
+				Dir:        st.p.Cwd,
+				Stdin:      c.Stdin,
+				Stdout:     c.Stdout,
+				Stderr:     c.Stderr,
+				ExtraFiles: c.ExtraFiles,
+				SysProcAttr: &syscall.SysProcAttr{
+					Setsid:    true,
+					Pdeathsig: syscall.SIGKILL,
+				},
+				WaitDelay: 2 * time.Second,
+			}
+			err := cmd.Start()
+			if errors.Is(err, unix.ENOEXEC) && path != "/bin/sh" {
+				// No #! line: run it with the shell, as execvp does.
+				argv = append([]string{"sh", path}, c.Argv[1:]...)
+				path = "/bin/sh"
+				continue
+			}
+			if err != nil {
+				// Found, but the sandbox (or the file) refuses to run it.
+				if c.Stderr != nil {
+					fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], err)
+				}
+				res <- started{proc: &failedProcess{status: Status{ExitCode: 126}}}
+				return
+			}
+			res <- started{proc: &landlockProcess{cmd: cmd, pid: cmd.Process.Pid, guard: guard, stderr: c.Stderr, release: release}}
+			<-release
+			return
+		}
+	}()
+	r := <-res
+	if r.err != nil {
+		guard.restore()
+		return nil, r.err
+	}
+	if _, ok := r.proc.(*failedProcess); ok {
+		guard.restore()
+	}
+	return r.proc, nil
+}
+
+// confineThread applies, to the calling thread only, what the command
+// inherits across fork and exec: no capabilities, no_new_privs, the
+// Landlock ruleset, the shared seccomp filter and the socket filter.
+func confineThread(rfd int, noUnix, noUDP bool) error {
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rfd), 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_restrict_self: %w", errno)
+	}
+	if landlockSeccompProgram == nil {
+		return errors.New("seccomp filter not built in: refusing to run without it")
+	}
+	prog, err := landlockSeccompProgram()
+	if err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	// Flags 0, never TSYNC: the filter is for this thread, not safeexec.
+	if err := installFilter(prog); err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	return installSocketFilter(noUnix, noUDP)
+}
+
+// reexec starts `safeexec __landlock <spec> -- CMD…` (RunLandlockChild),
+// which sets the resource limits on itself, takes the ruleset the parent
+// builds meanwhile, confines itself and execs the command.
+func (st *llStart) reexec() (Process, error) {
+	p, c := st.p, st.c
+	self := p.SafeexecPath
+	if self == "" {
+		var err error
+		if self, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox landlock: find the safeexec binary: %w", err)
+		}
+	}
+	spec := &landlockSpec{
+		V:             landlockSpecVersion,
+		Cwd:           p.Cwd,
+		Limits:        p.Limits,
+		SockFD:        3 + len(c.ExtraFiles),
+		ParentPID:     os.Getpid(),
+		NoUnixSockets: st.noUnix,
+		NoUDP:         st.noUDP,
+	}
 	enc, err := encodeLandlockSpec(spec)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
@@ -277,21 +441,10 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 		cmd.Wait()
 		return nil, err
 	}
-
-	// While the child's runtime starts: the rules, the ruleset, the
-	// snapshot of the protected paths.
-	plan, err := planLandlock(req, abi, os.Geteuid() == 0)
+	// While the child's runtime starts: the ruleset and the snapshot.
+	rfd, guard, err := st.prepare()
 	if err != nil {
-		return abort(fmt.Errorf("sandbox landlock: %w", err))
-	}
-	rfd, err := landlockRuleset(plan)
-	if err != nil {
-		return abort(fmt.Errorf("sandbox landlock: %w", err))
-	}
-	guard, err := snapshotProtected(landlockRoots(mode, roots), p.DenyWrite)
-	if err != nil {
-		unix.Close(rfd)
-		return abort(fmt.Errorf("sandbox landlock: snapshot protected paths: %w", err))
+		return abort(err)
 	}
 	err = unix.Sendmsg(fds[0], []byte("ok"), unix.UnixRights(rfd), nil, 0)
 	unix.Close(rfd)
@@ -354,6 +507,9 @@ type landlockProcess struct {
 	pid    int
 	guard  *protectGuard
 	stderr io.Writer
+	// release lets the confined thread that forked the command go, once
+	// the command is reaped (nil when the command was re-executed).
+	release chan struct{}
 
 	mu   sync.Mutex
 	done bool
@@ -403,6 +559,9 @@ func (l *landlockProcess) Wait() (Status, error) {
 	killSession(l.pid)
 	err := l.cmd.Wait()
 	l.done = true
+	if l.release != nil {
+		close(l.release)
+	}
 	l.mu.Unlock()
 
 	st := statusOf(l.cmd.ProcessState)
@@ -620,14 +779,26 @@ func installSocketFilter(noUnix, noUDP bool) error {
 	if err != nil {
 		return fmt.Errorf("socket filter: %w", err)
 	}
+	if err := installFilter(prog); err != nil {
+		return fmt.Errorf("socket filter: %w", err)
+	}
+	return nil
+}
+
+// installFilter installs a seccomp program on the calling thread only
+// (no_new_privs must be set, which it sets again).
+func installFilter(prog []unix.SockFilter) error {
+	if len(prog) == 0 {
+		return errors.New("empty program")
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("socket filter: set no_new_privs: %w", err)
+		return fmt.Errorf("set no_new_privs: %w", err)
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(prog)
 	if errno != 0 {
-		return fmt.Errorf("socket filter: install: %w", errno)
+		return fmt.Errorf("install: %w", errno)
 	}
 	return nil
 }

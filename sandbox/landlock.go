@@ -1,8 +1,9 @@
 package sandbox
 
-// The Landlock fallback, portable part: the child's argv encoding and the
-// plan of rules a Policy turns into. The Linux part (landlock_linux.go)
-// starts the child and applies the plan.
+// The Landlock fallback, portable part: the plan of rules a Policy turns
+// into, and the argv encoding of the re-executed child. The Linux part
+// (landlock_linux.go) applies the plan, in a thread of safeexec or, when
+// the policy sets resource limits, in the child.
 //
 // The child is safeexec itself, re-executed as
 //

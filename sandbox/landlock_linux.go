@@ -5,16 +5,27 @@ package sandbox
 // The Landlock fallback backend (Linux ≥ 6.7, Landlock ABI ≥ 4), for
 // machines where bwrap is missing or user namespaces are refused.
 //
-// Start re-executes safeexec as `safeexec __landlock <spec> -- CMD…`
-// (landlock.go describes the spec) in a new session, with SIGKILL as its
-// parent-death signal. RunLandlockChild, in that process, locks its OS
-// thread and on that thread: builds the ruleset, sets resource limits,
-// drops every capability (bounding set included, so a root command execs
-// with none), sets no_new_privs, restricts itself, installs the seccomp
-// filter, and execs the command. The process IS the command: its pid, its
-// exit status, its session. A status pipe (close-on-exec) tells Start
-// whether the exec happened or setup failed; a setup failure starts
-// nothing and Start returns the error.
+// Start builds the Landlock ruleset (planLandlock: the rules of the mode,
+// the credential paths left out) and snapshots the protected paths. Then
+// one of two paths confines the command; both drop every capability
+// (bounding set included, so a root command execs with none), set
+// no_new_privs, restrict with the ruleset, install the shared seccomp
+// filter and the socket filter, and exec the command in a new session
+// with SIGKILL as its parent-death signal. The process IS the command: its
+// pid, its exit status, its session.
+//
+//   - In-thread (the default): a goroutine locks an OS thread of safeexec,
+//     confines that thread only (all of the above is per-thread state),
+//     and forks the command from it. No second Go runtime starts, which is
+//     most of the cost of a re-exec. The thread is never unlocked, so the
+//     runtime discards it when the goroutine ends, after the command is
+//     reaped (the parent-death signal is tied to the forking thread).
+//   - Re-exec, when the policy sets resource limits (setrlimit is
+//     per-process, it would bind safeexec too): `safeexec __landlock
+//     <spec> -- CMD…` (landlock.go describes the spec). RunLandlockChild
+//     sets the limits, receives the ruleset over a socket pair while the
+//     parent builds it, confines itself and execs. The child answers on the
+//     socket only when setup fails; then nothing ran and Start says why.
 //
 // Limits (what this backend does not do; doctor lists them as checks):
 //   - No namespaces: the command sees host processes (it cannot signal or
@@ -38,7 +49,12 @@ package sandbox
 //     utime and xattrs are not controlled by Landlock.
 //   - Processes: on exit the whole session is killed; a process that
 //     started its own session (setsid, a double-forked daemon) escapes
-//     that sweep.
+//     that sweep. If safeexec is SIGKILLed, the command dies (parent-death
+//     signal) but its own children are orphaned, not killed: there is no
+//     pid namespace to take them down.
+//   - Resource limits: RLIMIT_NPROC counts every process of the user, so a
+//     small limit can stop a command from forking at all when the user
+//     (root, typically) already runs many.
 
 import (
 	"errors"

@@ -61,6 +61,8 @@ func canonHost(s string) (host string, addr netip.Addr, err error) {
 				b = []byte(h)
 			}
 			b[i] = c + 'a' - 'A'
+		case c >= 0x80:
+			return "", addr, hostErr(s, "not ASCII; write an international name in its xn-- (punycode) form")
 		default:
 			return "", addr, hostErr(s, "character "+quoteByte(c)+" not allowed in a host name")
 		}

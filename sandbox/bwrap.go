@@ -279,19 +279,38 @@ type bwBuilder struct {
 	placeholders []placeholder
 	seen         map[string]bool // placeholder paths
 	targets      []string
+	stats        map[string]fs.FileMode // lstat results, ModeIrregular: missing
+}
+
+// lstat asks the host once per path and plan: resolving the deny lists
+// walks the same prefixes (the home directory, ~/.config) many times.
+func (b *bwBuilder) lstat(p string) (fs.FileMode, bool) {
+	if b.stats == nil {
+		b.stats = map[string]fs.FileMode{}
+	}
+	if m, ok := b.stats[p]; ok {
+		return m, m != fs.ModeIrregular
+	}
+	m, err := b.h.FS.Lstat(p)
+	if err != nil {
+		b.stats[p] = fs.ModeIrregular
+		return 0, false
+	}
+	b.stats[p] = m.Type()
+	return m.Type(), true
 }
 
 func (b *bwBuilder) kind(p string) fs.FileMode {
-	m, err := b.h.FS.Lstat(p)
-	if err != nil {
+	m, ok := b.lstat(p)
+	if !ok {
 		return fs.ModeIrregular // "missing" for our purposes
 	}
-	return m.Type()
+	return m
 }
 
 func (b *bwBuilder) exists(p string) bool {
-	_, err := b.h.FS.Lstat(p)
-	return err == nil
+	_, ok := b.lstat(p)
+	return ok
 }
 
 // systemBind shows one strict-mode system directory, keeping symlinks
@@ -324,11 +343,11 @@ func (b *bwBuilder) resolve(p string) (string, bool) {
 				continue
 			}
 			next := path.Join(cur, c)
-			m, err := b.h.FS.Lstat(next)
-			if err != nil {
+			m, ok := b.lstat(next)
+			if !ok {
 				return path.Join(append([]string{next}, parts[i+1:]...)...), false
 			}
-			if m.Type() == fs.ModeSymlink {
+			if m == fs.ModeSymlink {
 				t, err := b.h.FS.Readlink(next)
 				if err != nil {
 					return path.Join(append([]string{next}, parts[i+1:]...)...), false

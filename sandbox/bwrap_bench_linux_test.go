@@ -150,3 +150,35 @@ func benchOverhead(b *testing.B, m Mode) {
 	b.ReportMetric(mb, "ms-bare")
 	b.ReportMetric(mo/mb, "ratio")
 }
+
+// BenchmarkBwrapPlan is the policy-to-arguments step on the real file
+// system.
+func BenchmarkBwrapPlan(b *testing.B) {
+	p := benchPolicy(b)
+	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
+	for i := 0; i < b.N; i++ {
+		if _, err := bwrapArgs(p, host, bwrapFDs{Status: 3, Seccomp: 4, Sync: 5}, []string{"/bin/true"}, bwEnv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPlaceholders creates, locks and removes the default policy's
+// placeholders, as one run does.
+func BenchmarkPlaceholders(b *testing.B) {
+	p := benchPolicy(b)
+	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
+	plan, err := bwrapArgs(p, host, bwrapFDs{}, []string{"/bin/true"}, bwEnv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(plan.Placeholders)), "placeholders")
+	for i := 0; i < b.N; i++ {
+		g := newPlaceholderGuard()
+		g.hold(plan.Targets)
+		if _, _, err := g.create(plan.Placeholders); err != nil {
+			b.Fatal(err)
+		}
+		g.release()
+	}
+}

@@ -322,8 +322,11 @@ func (g *placeholderGuard) release() {
 		delete(g.held, path)
 	}
 	if w := g.watchdog; w != nil {
+		// safeexec is alive and has cleaned up: the watchdog, there for
+		// the case where it is not, has nothing left to do.
 		g.watchdog = nil
-		go w.Wait() // it ends as soon as it sees the sandbox gone
+		w.Process.Kill()
+		go w.Wait()
 	}
 }
 

@@ -454,3 +454,105 @@ func TestBwrapPlaceholderSharedByConcurrentRuns(t *testing.T) {
 		t.Errorf("placeholder left after both runs: %v", bwEntries(t, dir))
 	}
 }
+
+func TestBwrapModes(t *testing.T) {
+	bwBackend(t)
+	base, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	top, err := os.MkdirTemp(base, ".safeexec-modes-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(top)
+	root, other := filepath.Join(top, "root"), filepath.Join(top, "other")
+	os.MkdirAll(root, 0o755)
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "f"), []byte("x"), 0o644)
+
+	strict := &Policy{Mode: Strict, Cwd: root, WritableRoots: []string{root, other}}
+	r := bwSh(t, strict, `echo ok > here; echo $TMPDIR; echo t > "$TMPDIR/t" && cat "$TMPDIR/t"; ls /usr/bin/env; cat `+other+`/f; ls /home /root 2>&1; echo x > `+other+`/g`)
+	if r.ExitCode == 127 {
+		t.Fatalf("strict: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "here")); string(b) != "ok\n" {
+		t.Errorf("strict: first root not writable: %q", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "/tmp\nt\n/usr/bin/env") {
+		t.Errorf("strict: tmp or /usr missing: %q %q", r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "x") && !strings.Contains(r.stderr, other) {
+		t.Errorf("strict: second root visible: %q", r.stdout)
+	}
+	if _, err := os.Stat(filepath.Join(other, "g")); err == nil {
+		t.Errorf("strict: second root writable")
+	}
+
+	perm := &Policy{Mode: Permissive, Cwd: root, WritableRoots: []string{root},
+		DenyRead: []string{filepath.Join(other, "f")}, DenyWrite: []string{".envrc"}}
+	r = bwSh(t, perm, `echo y > `+other+`/h; cat `+other+`/f; echo z > .envrc`)
+	if b, _ := os.ReadFile(filepath.Join(other, "h")); string(b) != "y\n" {
+		t.Errorf("permissive: outside not writable: %q", r.stderr)
+	}
+	if strings.Contains(r.stdout, "x") {
+		t.Errorf("permissive: deny_read not applied")
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".envrc")); err == nil {
+		t.Errorf("permissive: deny_write not applied")
+	}
+}
+
+func TestBwrapCacheDir(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	p := bwPolicy(t, dir)
+	p.CacheDir = filepath.Join(cache, "safeexec")
+	env := CacheEnv(p.CacheDir, append([]string{"HOME=/nonexistent"}, bwEnv...))
+	r := bwRunEnv(t, p, env, "/bin/sh", "-c", `mkdir -p "$GOCACHE" && echo c > "$GOCACHE/x" && echo "$XDG_CACHE_HOME"`)
+	if r.ExitCode != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(p.CacheDir, "go-build", "x")); string(b) != "c\n" {
+		t.Errorf("cache not writable: %q", r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) != filepath.Join(p.CacheDir, "xdg") {
+		t.Errorf("XDG_CACHE_HOME = %q", r.stdout)
+	}
+}
+
+func TestBwrapPrivateTmp(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(os.TempDir(), fmt.Sprintf("safeexec-tmp-%d", os.Getpid()))
+	os.WriteFile(marker, []byte("host"), 0o644)
+	defer os.Remove(marker)
+	p := bwPolicy(t, dir)
+	p.WritableRoots = append(p.WritableRoots, os.TempDir())
+	r := bwSh(t, p, `echo "$TMPDIR"; cat `+marker+` 2>&1; echo sandbox > `+marker+`.new; ls /tmp | wc -l`)
+	if strings.Contains(r.stdout, "host") {
+		t.Errorf("the host's /tmp is visible: %q", r.stdout)
+	}
+	if _, err := os.Stat(marker + ".new"); err == nil {
+		os.Remove(marker + ".new")
+		t.Errorf("a write to the private /tmp reached the host")
+	}
+}
+
+func TestDoctorBwrap(t *testing.T) {
+	bwBackend(t)
+	_, r, err := Doctor("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Version == "" {
+		t.Errorf("no version: %+v", r)
+	}
+	ok := false
+	for _, c := range r.Checks {
+		if c.Name == "sandbox starts" {
+			ok = c.OK
+		}
+	}
+	if !ok {
+		t.Errorf("sandbox start check: %+v", r.Checks)
+	}
+}

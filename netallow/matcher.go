@@ -255,7 +255,7 @@ func NewMatcher(allowed, denied []string) (*Matcher, error) {
 	return m, nil
 }
 
-// AllowedEntries and DeniedEntries return the parsed lists, in order.
+// AllowedEntries returns the parsed allowed list, in order.
 func (m *Matcher) AllowedEntries() []Entry { return append([]Entry(nil), m.allow.entries...) }
 
 // DeniedEntries returns the parsed denied list, in order.

@@ -56,7 +56,7 @@ func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error 
 	}
 	sp.Network.ProxyHTTPPort = prx.HTTPPort()
 	sp.Network.ProxySOCKSPort = prx.SOCKSPort()
-	cmd.Env = append(cmd.Env, netallow.ProxyEnv(prx.HTTPPort(), prx.SOCKSPort())...)
+	cmd.Env = netallow.WithProxyEnv(cmd.Env, prx.HTTPPort(), prx.SOCKSPort())
 	return nil
 }
 

@@ -298,7 +298,8 @@ func TestStrictErrors(t *testing.T) {
 		{"bang in allow list", "[filesystem]\nallow_write = [\"!/x\"]\n", 2, 16, "filesystem.allow_write", `"!"`},
 		{"unknown placeholder", "[filesystem]\ndeny_read = [\"<cache-dir>\"]\n", 2, 14, "filesystem.deny_read", "unknown placeholder"},
 		{"relative audit path", "[audit]\npath = \"logs/audit.log\"\n", 2, 1, "audit.path", "must be absolute"},
-		{"domain with scheme", "[network]\nallowed_domains = [\"https://x.com\"]\n", 2, 20, "network.allowed_domains", "not a host name"},
+		{"domain with scheme", "[network]\nallowed_domains = [\"https://x.com\"]\n", 2, 20, "network.allowed_domains", "a URL, not a host"},
+		{"single-label wildcard", "[network]\ndenied_domains = [\"ok.example\", \"*.com\"]\n", 2, 33, "network.denied_domains", "*.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

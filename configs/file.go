@@ -13,6 +13,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/safeexec/safeexec/netallow"
 )
 
 // Error is a configuration file that cannot be used: unreadable, not TOML,
@@ -425,8 +427,14 @@ func checkEntry(s string, kind listKind) string {
 	case kind&pathList != 0:
 		return checkPath(s)
 	case kind&domainList != 0:
-		if strings.ContainsAny(s, " \t\n,/") {
-			return "not a host name (no spaces, commas, slashes or schemes)"
+		// The proxy's own parser, so that validate and the proxy agree on
+		// every hard case (*.com, 127.1, ports, non-ASCII names).
+		if _, err := netallow.ParseEntry(s); err != nil {
+			var ee *netallow.EntryError
+			if errors.As(err, &ee) && ee.Reason != "" {
+				return ee.Reason
+			}
+			return err.Error()
 		}
 	case kind&nameList != 0:
 		if strings.ContainsAny(s, "= \t\n\x00") {

@@ -424,13 +424,14 @@ func pathDepth(p string) int {
 // mask hides an existing path: a directory behind an empty tmpfs, anything
 // else behind /dev/null.
 func (b *bwBuilder) mask(p string) []string {
-	b.targets = append(b.targets, p)
 	switch k := b.kind(p); {
 	case k == fs.ModeDir:
+		b.targets = append(b.targets, p)
 		return []string{"--perms", "0555", "--tmpfs", p}
 	case k == fs.ModeIrregular, k == fs.ModeSymlink:
 		return nil
 	default:
+		b.targets = append(b.targets, p)
 		return []string{"--ro-bind", "/dev/null", p}
 	}
 }
@@ -448,9 +449,11 @@ func (b *bwBuilder) denyRead(d string) []string {
 	if !ok {
 		return nil
 	}
-	// A missing intermediate component is a directory; a missing last one
-	// gets the type its name suggests.
-	dir := first != real || !bwLooksLikeFile(path.Base(first))
+	// A missing intermediate component (~/.config for ~/.config/gh) is a
+	// directory, so host programs can go on using it; the entry itself is
+	// an empty file, which is far cheaper to create and remove than a
+	// directory and blocks the name just as well.
+	dir := first != real
 	if !b.addPlaceholder(first, dir) {
 		return nil
 	}
@@ -471,21 +474,6 @@ func (b *bwBuilder) firstMissing(p string) (first string, ok bool) {
 		return "", false
 	}
 	return p, true
-}
-
-// bwLooksLikeFile guesses whether a missing credential path names a file
-// (~/.npmrc, ~/.git-credentials) or a directory (~/.ssh, ~/.aws), so that
-// its placeholder has the type host programs expect.
-func bwLooksLikeFile(name string) bool {
-	switch name {
-	case ".env", "hub", ".credentials", "credentials", "config", "hosts.yml",
-		".profile", ".bash_profile", ".bash_login", ".bash_logout", ".zprofile",
-		".zshenv", ".zlogin", ".zlogout", ".login", ".logout":
-		return true
-	}
-	n := strings.TrimPrefix(name, ".")
-	return strings.Contains(n, ".") || strings.HasSuffix(n, "rc") ||
-		strings.HasSuffix(n, "history") || strings.HasSuffix(n, "credentials")
 }
 
 func (b *bwBuilder) addPlaceholder(p string, dir bool) bool {
@@ -575,7 +563,7 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 					// writable roots (permissive) no placeholders are made.
 					return
 				}
-				dir := !bwLooksLikeFile(c)
+				dir := false // an empty file blocks a directory name too
 				if !b.addPlaceholder(next, dir) {
 					return
 				}

@@ -11,7 +11,9 @@ import (
 
 // benchPolicy is the default policy shape: a git project as the working
 // directory, the default deny lists under a home with a few credentials.
-func benchPolicy(b *testing.B) *Policy {
+func benchPolicy(b *testing.B) *Policy { return benchPolicyT(b) }
+
+func benchPolicyT(b testing.TB) *Policy {
 	dir, home := b.TempDir(), b.TempDir()
 	for _, d := range []string{".git/hooks", "src"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -20,45 +21,51 @@ import (
 //
 // A mount needs an existing path to sit on. For a protected or masked path
 // that does not exist yet (a new .envrc, ~/.aws), safeexec creates an empty
-// file or directory on the host while sandboxes use it and removes it after.
-// Removing it too early would be a hole: unlinking a mount point on the host
-// silently detaches the mount in every sandbox that uses it. So each
-// placeholder has an entry file in a per-user registry, and the entry is
-// also its lock:
+// file (a directory for a missing intermediate component) on the host while
+// sandboxes use it and removes it after. Removing it too early would be a
+// hole: unlinking a mount point on the host silently detaches the mount in
+// every sandbox that uses it. So placeholders are recorded per directory in
+// an entry file of a per-user registry, and the entry is also their lock:
 //
-//   - a run that creates a placeholder, or mounts on a path that is one,
-//     holds a shared flock on its entry until its sandbox is gone;
+//   - a run that creates a placeholder, or mounts on a path in a directory
+//     that has placeholders, holds a shared flock on that directory's entry
+//     until its sandbox is gone;
 //   - when a run ends it tries to take each of its entries exclusively,
-//     without waiting; whoever succeeds is the last user, removes the
-//     placeholder if it is still an empty file or directory, and unlinks
-//     the entry;
+//     without waiting; whoever succeeds is the last user and removes every
+//     placeholder the entry records that is still the same, empty file or
+//     directory, then the entry;
 //   - a small watchdog (sh and flock(1)) inherits the locks and outlives a
 //     safeexec killed with SIGKILL: it waits for the sandbox to be gone (EOF
-//     on bwrap's --sync-fd) and does the same.
+//     on bwrap's --sync-fd) and does the same. When safeexec ends normally
+//     it cleans up itself and stops the watchdog.
 //
-// A run that mounts on no placeholder takes no lock and starts no watchdog.
+// A run that touches no placeholder takes no lock and starts no watchdog.
 // The registry lives in a private directory (/run/safeexec for root,
 // $XDG_RUNTIME_DIR/safeexec, else $TMPDIR/safeexec-UID), which the sandbox
 // cannot see: /run and /tmp are private inside.
 
 // placeholderScript is the watchdog. fd 3 is the sync pipe; the arguments
-// come in fours: lock fd, kind (d or f), placeholder path, entry path; or
-// "-", "c", a cgroup directory to remove, "-".
+// come in threes: lock fd, directory, entry file; or "-", a cgroup
+// directory to remove, "-". Entry lines are "kind inode name".
 const placeholderScript = `read -r _ <&3
 exec 3<&-
-while [ $# -ge 4 ]; do
-	fd=$1 kind=$2 p=$3 e=$4
-	shift 4
-	if [ "$kind" = c ]; then
-		for i in 1 2 3 4 5 6 7 8 9 10; do rmdir -- "$p" 2>/dev/null && break; sleep 0.1; done
+while [ $# -ge 3 ]; do
+	fd=$1 dir=$2 e=$3
+	shift 3
+	if [ "$fd" = - ]; then
+		for i in 1 2 3 4 5 6 7 8 9 10; do rmdir -- "$dir" 2>/dev/null && break; sleep 0.1; done
 		continue
 	fi
 	flock -xn "$fd" || continue
 	[ "$(stat -L -c %h "/dev/fd/$fd" 2>/dev/null)" = 0 ] && continue
-	case $kind in
-	d) rmdir -- "$p" 2>/dev/null ;;
-	f) if [ -f "$p" ] && [ ! -L "$p" ] && [ ! -s "$p" ]; then rm -f -- "$p"; fi ;;
-	esac
+	while read -r kind ino name; do
+		p=$dir/$name
+		[ "$(stat -c %i -- "$p" 2>/dev/null)" = "$ino" ] || continue
+		case $kind in
+		d) rmdir -- "$p" 2>/dev/null ;;
+		f) if [ -f "$p" ] && [ ! -L "$p" ] && [ ! -s "$p" ]; then rm -f -- "$p"; fi ;;
+		esac
+	done < "$e"
 	rm -f -- "$e"
 done
 `
@@ -116,41 +123,42 @@ func privateDir(d string, uid int) error {
 	return nil
 }
 
-// heldEntry is a placeholder this run relies on, with its locked entry.
-type heldEntry struct {
-	lock  *os.File
-	ph    placeholder
+// heldGroup is a directory whose placeholder entry this run holds.
+type heldGroup struct {
+	dir   string
 	entry string
+	lock  *os.File
 }
 
 type placeholderGuard struct {
-	dir      string
-	held     map[string]*heldEntry // by placeholder path
-	watchdog *exec.Cmd
+	reg      string
+	held     map[string]*heldGroup // by directory
+	created  int
+	watchdog chan *exec.Cmd // the watchdog, once started
 }
 
 func newPlaceholderGuard() *placeholderGuard {
-	return &placeholderGuard{held: map[string]*heldEntry{}}
+	return &placeholderGuard{held: map[string]*heldGroup{}}
 }
 
 func (g *placeholderGuard) registry() (string, error) {
-	if g.dir == "" {
+	if g.reg == "" {
 		d, err := placeholderDir()
 		if err != nil {
 			return "", err
 		}
-		g.dir = d
+		g.reg = d
 	}
-	return g.dir, nil
+	return g.reg, nil
 }
 
-func entryName(p string) string {
-	sum := sha256.Sum256([]byte(p))
+func entryName(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
 	return hex.EncodeToString(sum[:16])
 }
 
 // lockEntry takes a shared lock on an open entry; false when the entry was
-// removed meanwhile (its placeholder is gone or going).
+// removed meanwhile (its placeholders are gone or going).
 func lockEntry(f *os.File) bool {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_SH)
@@ -165,127 +173,133 @@ func lockEntry(f *os.File) bool {
 	}
 }
 
-// hold locks the entries of targets that are registered placeholders. It
-// reports whether one of them vanished meanwhile, in which case the caller
-// must plan again.
-func (g *placeholderGuard) hold(targets []string) (changed bool) {
-	dir, err := g.registry()
-	if err != nil {
-		return false // no registry: no placeholders can exist
+// group returns the held entry of dir, opening (and with create, making)
+// and locking it first. nil means dir has no placeholders (create false)
+// or the entry vanished while we waited (again).
+func (g *placeholderGuard) group(dir string, create bool) (h *heldGroup, again bool, err error) {
+	if h := g.held[dir]; h != nil {
+		return h, false, nil
 	}
+	reg, err := g.registry()
+	if err != nil {
+		if create {
+			return nil, false, err
+		}
+		return nil, false, nil // no registry: no placeholders can exist
+	}
+	e := filepath.Join(reg, entryName(dir))
+	flags := os.O_RDWR | os.O_APPEND | syscall.O_NOFOLLOW
+	if create {
+		flags |= os.O_CREATE
+	}
+	f, err := os.OpenFile(e, flags, 0o600)
+	if err != nil {
+		if !create && errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("placeholder registry: %w", err)
+	}
+	if !lockEntry(f) {
+		f.Close()
+		return nil, true, nil
+	}
+	h = &heldGroup{dir: dir, entry: e, lock: f}
+	g.held[dir] = h
+	return h, false, nil
+}
+
+// hold locks the entries of the directories of targets that have
+// placeholders. It reports whether a target vanished meanwhile, in which
+// case the caller must plan again.
+func (g *placeholderGuard) hold(targets []string) (changed bool) {
+	locked := false
 	for _, t := range targets {
-		if g.held[t] != nil {
-			continue
+		h, again, _ := g.group(filepath.Dir(t), false)
+		changed = changed || again
+		locked = locked || h != nil
+	}
+	if locked {
+		for _, t := range targets {
+			if _, err := os.Lstat(t); err != nil {
+				changed = true
+			}
 		}
-		e := filepath.Join(dir, entryName(t))
-		f, err := os.OpenFile(e, os.O_RDWR|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			continue // not a placeholder
-		}
-		if !lockEntry(f) {
-			f.Close()
-			changed = true
-			continue
-		}
-		fi, err := os.Lstat(t)
-		if err != nil {
-			f.Close()
-			changed = true
-			continue
-		}
-		g.held[t] = &heldEntry{lock: f, ph: placeholder{Path: t, Dir: fi.IsDir()}, entry: e}
 	}
 	return changed
 }
 
-// create makes the placeholders, each under a locked entry. It returns
-// the paths it could not create at all, and whether the caller must plan
-// again because another run got there first.
+// create makes the placeholders, each recorded under its directory's
+// locked entry. It returns the paths it could not create at all, and
+// whether the caller must plan again because something appeared meanwhile.
 func (g *placeholderGuard) create(ph []placeholder) (failed []string, again bool, err error) {
-	if len(ph) == 0 {
-		return nil, false, nil
-	}
-	dir, err := g.registry()
-	if err != nil {
-		return nil, false, err
-	}
 	for _, p := range ph {
-		if g.held[p.Path] != nil {
+		dir, name := filepath.Split(p.Path)
+		dir = filepath.Clean(dir)
+		if strings.ContainsAny(name, "\n\r") || name == "" {
+			failed = append(failed, p.Path)
 			continue
 		}
-		e := filepath.Join(dir, entryName(p.Path))
-		f, err := os.OpenFile(e, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-		fresh := err == nil
-		if errors.Is(err, fs.ErrExist) {
-			f, err = os.OpenFile(e, os.O_RDWR|syscall.O_NOFOLLOW, 0)
-			if errors.Is(err, fs.ErrNotExist) {
-				again = true // removed meanwhile
-				continue
-			}
-		}
+		h, a, err := g.group(dir, true)
 		if err != nil {
-			return nil, false, fmt.Errorf("placeholder registry: %w", err)
+			return nil, false, err
 		}
-		if !lockEntry(f) {
-			f.Close()
+		if a {
 			again = true
 			continue
 		}
+		var ino uint64
+		kind := "f"
 		if p.Dir {
-			err = os.Mkdir(p.Path, 0o700)
+			kind = "d"
+			err = unix.Mkdir(p.Path, 0o700)
 		} else {
-			var pf *os.File
-			pf, err = os.OpenFile(p.Path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
+			var fd int
+			fd, err = unix.Open(p.Path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 			if err == nil {
-				pf.Close()
+				var st unix.Stat_t
+				if unix.Fstat(fd, &st) == nil {
+					ino = st.Ino
+				}
+				unix.Close(fd)
 			}
 		}
 		switch {
 		case err == nil:
-			g.held[p.Path] = &heldEntry{lock: f, ph: p, entry: e}
-		case errors.Is(err, fs.ErrExist):
-			// Another run made it (then the entry was there before us and
-			// we share it), or the host did (then it is not a placeholder
-			// and must never be removed): plan again either way.
-			if fi, lerr := os.Lstat(p.Path); !fresh && lerr == nil && fi.IsDir() == p.Dir {
-				g.held[p.Path] = &heldEntry{lock: f, ph: p, entry: e}
-			} else {
-				g.drop(f, e)
+			if p.Dir {
+				var st unix.Stat_t
+				if unix.Lstat(p.Path, &st) == nil {
+					ino = st.Ino
+				}
 			}
-			again = true
+			if _, werr := h.lock.WriteString(kind + " " + strconv.FormatUint(ino, 10) + " " + name + "\n"); werr != nil {
+				removePlaceholder(p, ino)
+				return nil, false, fmt.Errorf("placeholder registry: %w", werr)
+			}
+			g.created++
+		case errors.Is(err, unix.EEXIST):
+			again = true // plan again and mount on what is there now
 		default:
-			g.drop(f, e)
 			failed = append(failed, p.Path)
 		}
 	}
 	return failed, again, nil
 }
 
-// drop gives up an entry, removing it when nobody else holds it.
-func (g *placeholderGuard) drop(f *os.File, e string) {
-	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
-		os.Remove(e)
-	}
-	f.Close()
-}
-
-// watch starts the watchdog when this run holds placeholders or has a
-// cgroup to remove.
+// watch starts the watchdog, in the background, when this run holds
+// placeholders or has a cgroup to remove: it needs a process start, which
+// overlaps with the sandbox's own.
 func (g *placeholderGuard) watch(sync *os.File, cgroup string) {
 	if len(g.held) == 0 && cgroup == "" {
+		sync.Close()
 		return
 	}
 	args := []string{"safeexec-placeholder-watchdog", "-c", placeholderScript, "sh"}
 	files := []*os.File{sync}
 	if cgroup != "" {
-		args = append(args, "-", "c", cgroup, "-")
+		args = append(args, "-", cgroup, "-")
 	}
 	for _, h := range g.held {
-		kind := "f"
-		if h.ph.Dir {
-			kind = "d"
-		}
-		args = append(args, strconv.Itoa(3+len(files)), kind, h.ph.Path, h.entry)
+		args = append(args, strconv.Itoa(3+len(files)), h.dir, h.entry)
 		files = append(files, h.lock)
 	}
 	cmd := &exec.Cmd{
@@ -295,23 +309,35 @@ func (g *placeholderGuard) watch(sync *os.File, cgroup string) {
 		ExtraFiles:  files,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if cmd.Start() == nil {
-		g.watchdog = cmd
-	}
+	g.watchdog = make(chan *exec.Cmd, 1)
+	go func() {
+		if cmd.Start() != nil {
+			cmd = nil
+		}
+		sync.Close()
+		g.watchdog <- cmd
+	}()
 }
 
 // release ends this run's hold on its placeholders: the last user of each
-// removes it.
+// directory removes them.
 func (g *placeholderGuard) release() {
 	if g == nil {
 		return
 	}
-	for path, h := range g.held {
+	var w *exec.Cmd
+	if g.watchdog != nil {
+		// The watchdog shares our locks: it must have started (or
+		// failed to) before we let go of them.
+		w = <-g.watchdog
+		g.watchdog = nil
+	}
+	for dir, h := range g.held {
 		fd := int(h.lock.Fd())
 		if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
 			var st unix.Stat_t
 			if unix.Fstat(fd, &st) == nil && st.Nlink > 0 {
-				removePlaceholder(h.ph)
+				removeRecorded(h)
 				os.Remove(h.entry)
 			}
 		}
@@ -319,26 +345,47 @@ func (g *placeholderGuard) release() {
 		// closing our descriptor alone would keep its lock.
 		unix.Flock(fd, unix.LOCK_UN)
 		h.lock.Close()
-		delete(g.held, path)
+		delete(g.held, dir)
 	}
-	if w := g.watchdog; w != nil {
+	if w != nil {
 		// safeexec is alive and has cleaned up: the watchdog, there for
 		// the case where it is not, has nothing left to do.
-		g.watchdog = nil
 		w.Process.Kill()
 		go w.Wait()
 	}
 }
 
-// removePlaceholder removes p if it is still an empty directory or file;
-// one that a host program has put something into is left alone.
-func removePlaceholder(p placeholder) {
-	if p.Dir {
-		unix.Rmdir(p.Path)
+// removeRecorded removes the placeholders an entry records.
+func removeRecorded(h *heldGroup) {
+	b, err := os.ReadFile(h.entry)
+	if err != nil {
 		return
 	}
+	for _, line := range strings.Split(string(b), "\n") {
+		parts := strings.SplitN(line, " ", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		ino, err := strconv.ParseUint(parts[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		removePlaceholder(placeholder{Path: filepath.Join(h.dir, parts[2]), Dir: parts[0] == "d"}, ino)
+	}
+}
+
+// removePlaceholder removes p if it is still the same (inode ino), empty
+// directory or file; one that a host program has put something into, or
+// replaced, is left alone.
+func removePlaceholder(p placeholder, ino uint64) {
 	var st unix.Stat_t
-	if unix.Lstat(p.Path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
+	if unix.Lstat(p.Path, &st) != nil || st.Ino != ino {
+		return
+	}
+	switch {
+	case p.Dir && st.Mode&unix.S_IFMT == unix.S_IFDIR:
+		unix.Rmdir(p.Path)
+	case !p.Dir && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0:
 		unix.Unlink(p.Path)
 	}
 }

@@ -338,10 +338,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	// It starts once everything it must clean up exists.
 	proc := &bwrapProcess{cmd: cmd, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
 		guard: guard, argv0: c.Argv[0], env: c.Env, cwd: p.Cwd}
-	defer func() {
-		guard.watch(syncR, proc.cgroup)
-		syncR.Close()
-	}()
+	defer func() { guard.watch(syncR, proc.cgroup) }()
 
 	var first bwrapStatus
 	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {

@@ -14,8 +14,12 @@ import (
 const (
 	// MaxScript is the largest script analysed, in bytes.
 	MaxScript = 1 << 20
-	// MaxNesting is the deepest bracket nesting analysed.
+	// MaxNesting is the deepest nesting (brackets, compound commands)
+	// analysed.
 	MaxNesting = 1000
+	// LargeScript is the size above which a script is still analysed but
+	// never judged safe: nobody reviews that much code at a prompt.
+	LargeScript = 256 << 10
 	// maxReparse bounds nested code levels (sh -c inside eval inside …).
 	maxReparse = 24
 	// maxSteps bounds the work for one Parse call.
@@ -48,6 +52,7 @@ type Options struct {
 }
 
 type parser struct {
+	nest     int // current statement nesting
 	opts     Options
 	prog     *Program
 	sp       *syntax.Parser
@@ -78,6 +83,9 @@ func Parse(src string, opts Options) (prog *Program) {
 	if d := nestingDepth(src); d > MaxNesting {
 		p.issue(TooComplex, Top, fmt.Sprintf("script nests %d levels deep, more than the %d analysed", d, MaxNesting))
 		return p.prog
+	}
+	if len(src) > LargeScript {
+		p.issue(TooComplex, Top, fmt.Sprintf("script is %d bytes: larger than %d bytes is never judged safe", len(src), LargeScript))
 	}
 	sc := p.newScope()
 	f, err := p.parseSh(src, Top)
@@ -422,6 +430,13 @@ type pipeRes struct {
 
 func (p *parser) walkStmt(st *syntax.Stmt, sc *scope, fr *frame) pipeRes {
 	if st == nil || !p.step() {
+		return pipeRes{}
+	}
+	p.nest++
+	defer func() { p.nest-- }()
+	if p.nest > MaxNesting {
+		p.stopped = true
+		p.issue(TooComplex, fr.origin, fmt.Sprintf("commands nest more than %d levels deep", MaxNesting))
 		return pipeRes{}
 	}
 	switch c := st.Cmd.(type) {

@@ -525,7 +525,11 @@ func unwrapFlock(p *parser, cmd *Command, sc *scope) (int, bool) {
 
 // unwrap peels wrappers off cmd.
 func (p *parser) unwrap(cmd *Command, sc *scope) {
-	for n := 0; len(cmd.Args) > 0 && n < 32; n++ {
+	for n := 0; len(cmd.Args) > 0; n++ {
+		if n == 32 {
+			p.issue(TooComplex, Top, "more than 32 wrapper commands around one command")
+			return
+		}
 		a0 := cmd.Args[0]
 		if a0.Dynamic {
 			return

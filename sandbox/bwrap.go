@@ -202,6 +202,11 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 
 	// Writable roots.
 	roots := b.writableRoots(p)
+	if cwd, ok := b.resolve(p.Cwd); !ok || b.kind(cwd) != fs.ModeDir {
+		return nil, nil, nil, nil, fmt.Errorf("bwrap: working directory %s does not exist", p.Cwd)
+	} else if mode == Strict && !bwVisibleInStrict(cwd, roots, p.CacheDir) {
+		return nil, nil, nil, nil, fmt.Errorf("bwrap: strict mode shows only the first writable root, and the working directory %s is not inside it", p.Cwd)
+	}
 	for _, r := range roots {
 		if mode != Permissive {
 			args = append(args, "--bind", r, r)
@@ -412,6 +417,16 @@ func (b *bwBuilder) writableRoots(p *Policy) []string {
 	// Parents before children, so a nested root is bound on top.
 	sort.SliceStable(out, func(i, j int) bool { return pathDepth(out[i]) < pathDepth(out[j]) })
 	return out
+}
+
+// bwVisibleInStrict reports whether strict mode shows p.
+func bwVisibleInStrict(p string, roots []string, cache string) bool {
+	for _, r := range append(append([]string{bwPrivateTmp}, bwStrictSystem...), roots...) {
+		if pathWithin(r, p) {
+			return true
+		}
+	}
+	return cache != "" && pathWithin(cache, p)
 }
 
 func pathDepth(p string) int {

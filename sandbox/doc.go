@@ -33,9 +33,12 @@
 // writable root is bound onto itself, which makes it a mount point: it can
 // be neither renamed nor removed, so "mv .git .g" followed by a rebuilt
 // .git/hooks fails. A protected or masked path that does not exist yet gets
-// a placeholder (an empty file or directory) on the host while sandboxes
-// run; the last sandbox to end removes it, and a small watchdog does so if
-// safeexec is killed with SIGKILL (see bwrap_guard_linux.go).
+// a placeholder on the host while sandboxes use it (an empty file; a
+// directory only for a missing intermediate component such as ~/.config),
+// bound read-only or masked inside: the command cannot create the name, and
+// a credential the host writes there during the run stays hidden. The last
+// sandbox to end removes it; a small watchdog does so if safeexec is killed
+// with SIGKILL (see bwrap_guard_linux.go).
 //
 // When safeexec runs as root, the command runs as uid 1000 inside a user
 // namespace. It is still host root to the kernel's permission checks on
@@ -81,10 +84,16 @@
 //     hooks and config are as writable as the rest of the root. A
 //     protected name that is itself a symlink protects its target; the
 //     link can still be replaced.
-//   - Placeholders are visible on the host while any sandbox runs (an empty
-//     .envrc, an empty ~/.aws); one that a host program fills meanwhile is
-//     kept. Placeholders are not created where safeexec may not create
-//     files: such a missing path is left unprotected.
+//   - Placeholders are visible on the host while a sandbox uses them (an
+//     empty .envrc, an empty file named ~/.aws): a host program that tries
+//     to create a missing credential directory during the run gets an
+//     error, one that writes a missing credential file writes into the
+//     placeholder, which is then kept. Placeholders are not created where
+//     safeexec may not create files: such a missing path is left
+//     unprotected. Each costs a file creation and removal per run.
+//   - A writable root of "/" or the host's temporary directory is not bound:
+//     the first would undo the sandbox, the second is replaced by the
+//     private $TMPDIR (files a command leaves in /tmp vanish with it).
 //   - Exit statuses above 128 are read as "killed by signal N", as a shell
 //     does: a command that exits 130 on its own is reported as SIGINT.
 //   - RLIMIT_CPU is per process, so a command that keeps forking can use

@@ -216,6 +216,8 @@ func TestBwrapArgsRejects(t *testing.T) {
 		"relative root":      {Mode: Compat, Cwd: "/home/u/proj", WritableRoots: []string{"proj"}},
 		"relative deny_read": {Mode: Compat, Cwd: "/home/u/proj", DenyRead: []string{"~/.ssh"}},
 		"unknown mode":       {Mode: "lax", Cwd: "/home/u/proj"},
+		"missing cwd":        {Mode: Compat, Cwd: "/home/u/nothere"},
+		"strict, cwd hidden": {Mode: Strict, Cwd: "/home/u/proj/sub", WritableRoots: []string{"/home/u/dotfiles", "/home/u/proj"}},
 		"network, no bridge": {Mode: Compat, Cwd: "/home/u/proj", Network: Network{Enabled: true, ProxyDir: "/tmp/safeexec-proxy"}},
 		"network, no dir":    {Mode: Compat, Cwd: "/home/u/proj", Network: Network{Enabled: true, Bridge: []string{"x"}}},
 	} {

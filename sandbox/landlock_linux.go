@@ -91,8 +91,15 @@ var landlockSeccomp func() error
 // in-thread path installs on one thread only.
 var landlockSeccompProgram = seccompProgram
 
+// landlockABIForTest, when not zero, stands for the kernel's answer (-1
+// for no Landlock at all), so tests can see what older kernels get.
+var landlockABIForTest int
+
 // landlockABIVersion asks the kernel for its Landlock ABI (0: none).
 func landlockABIVersion() int {
+	if landlockABIForTest != 0 {
+		return max(landlockABIForTest, 0)
+	}
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	if errno != 0 {
 		return 0

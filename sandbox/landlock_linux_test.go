@@ -621,3 +621,29 @@ func TestLandlockReexecPath(t *testing.T) {
 	t.Run("network", TestLandlockNetwork)
 	t.Run("capabilities", TestLandlockNoCapabilities)
 }
+
+// TestLandlockRefusesOldKernels: a kernel that cannot enforce the policy
+// gets a refusal wrapping ErrUnavailable, from Detect and from Start, and
+// nothing runs.
+func TestLandlockRefusesOldKernels(t *testing.T) {
+	needLandlock(t)
+	defer func() { landlockABIForTest = 0 }()
+	root := t.TempDir()
+	for _, abi := range []int{-1, 1, 2, 3} {
+		landlockABIForTest = abi
+		if _, r, err := detectLandlock(); !errors.Is(err, ErrUnavailable) || r.Reason == "" {
+			t.Errorf("ABI %d: detect: %v (reason %q)", abi, err, r.Reason)
+		}
+		for _, mode := range []Mode{Strict, Compat, Permissive} {
+			p := llPolicy(t, root)
+			p.Mode = mode
+			_, err := Landlock().Start(p, &Command{Argv: []string{"touch", "ran"}})
+			if !errors.Is(err, ErrUnavailable) {
+				t.Errorf("ABI %d %s: Start: %v", abi, mode, err)
+			}
+		}
+	}
+	if fileExists(filepath.Join(root, "ran")) {
+		t.Error("the command ran")
+	}
+}

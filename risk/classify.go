@@ -127,6 +127,23 @@ func (j *judge) hit(c *shell.Command, rule string, t Tier, format string, args .
 	j.add(Reason{Rule: rule, Tier: t, Detail: fmt.Sprintf(format, args...), Command: cmd})
 }
 
+// hitPipe is hit for findings about what a pipe feeds a command: the
+// reason shows the whole pipeline.
+func (j *judge) hitPipe(c *shell.Command, rule string, t Tier, format string, args ...any) {
+	cmd := render(c)
+	if c.Stdin.Kind == shell.InputPipe && len(c.Stdin.Upstream) > 0 && len(c.Stdin.Upstream) < 8 {
+		var parts []string
+		for _, u := range c.Stdin.Upstream {
+			parts = append(parts, render(u))
+		}
+		cmd = strings.Join(append(parts, cmd), " | ")
+		if len(cmd) > 400 {
+			cmd = cmd[:397] + "..."
+		}
+	}
+	j.add(Reason{Rule: rule, Tier: t, Detail: fmt.Sprintf(format, args...), Command: cmd})
+}
+
 // render is the normalised command shown in reasons, bounded in size.
 func render(c *shell.Command) string {
 	s := c.String()
@@ -216,7 +233,7 @@ func (j *judge) dynamicName(c *shell.Command) {
 		return
 	}
 	if t := c.Stdin.Taint; t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hit(c, "pipe-to-shell", Risky, "a program only known at run time (%s) reads data %s: it may be a shell", w.Value, taintText(t))
+		j.hitPipe(c, "pipe-to-shell", Risky, "a program only known at run time (%s) reads data %s: it may be a shell", w.Value, taintText(t))
 		return
 	}
 	j.hit(c, "dynamic-command", NeedsConfirmation, "the command name %s is only known at run time", w.Value)
@@ -252,7 +269,7 @@ func (j *judge) script(c *shell.Command) {
 		return
 	}
 	if sr.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hit(c, "pipe-to-shell", Risky, "%s runs code %s", scriptRunner(c), taintText(sr.Taint))
+		j.hitPipe(c, "pipe-to-shell", Risky, "%s runs code %s", scriptRunner(c), taintText(sr.Taint))
 		return
 	}
 	if sr.Known {

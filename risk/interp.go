@@ -325,7 +325,7 @@ func (j *judge) interpreter(c *shell.Command) {
 		src.taint |= in.Taint
 		switch {
 		case in.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0:
-			j.hit(c, "pipe-to-shell", Risky, "%s runs code %s", name, taintText(in.Taint))
+			j.hitPipe(c, "pipe-to-shell", Risky, "%s runs code %s", name, taintText(in.Taint))
 			return
 		case in.TextKnown:
 			src.code, src.known = in.Text, true
@@ -341,7 +341,7 @@ func (j *judge) interpreter(c *shell.Command) {
 			// python < script.py: like running a script file.
 			return
 		case in.Kind == shell.InputPipe:
-			j.hit(c, "unreadable-script", NeedsConfirmation, "%s runs code that comes from a pipe: %s", name, upstream(in.Upstream))
+			j.hitPipe(c, "unreadable-script", NeedsConfirmation, "%s runs code that comes from a pipe: %s", name, upstream(in.Upstream))
 			return
 		default:
 			// An interactive interpreter.

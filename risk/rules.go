@@ -783,7 +783,7 @@ func (j *judge) invokeExpression(c *shell.Command) {
 	}
 	t |= c.Stdin.Taint
 	if t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hit(c, "pipe-to-shell", Risky, "Invoke-Expression runs code %s", taintText(t))
+		j.hitPipe(c, "pipe-to-shell", Risky, "Invoke-Expression runs code %s", taintText(t))
 		return
 	}
 	if dynamic || len(c.Args) == 1 {

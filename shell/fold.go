@@ -154,6 +154,11 @@ func foldCommand(c *Command, in string, inKnown bool) (string, bool) {
 			return "", false
 		}
 		out = s
+	case "pwd":
+		if !c.DirKnown || len(args) > 2 || (len(args) == 2 && args[1] != "-L" && args[1] != "-P") {
+			return "", false
+		}
+		out = c.Dir + "\n"
 	case "cat":
 		for _, a := range args[1:] {
 			if a != "-" {

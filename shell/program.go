@@ -379,6 +379,10 @@ func quote(w Word) string {
 	if w.Dynamic {
 		return w.Value
 	}
+	if w.Glob && globSafe(w.Value) {
+		// Shown unquoted so the pattern reads as a pattern.
+		return w.Value
+	}
 	q, err := syntax.Quote(w.Value, syntax.LangBash)
 	if err != nil {
 		return strings.ToValidUTF8(strings.ReplaceAll(w.Value, "\x00", `\0`), "?")
@@ -406,4 +410,18 @@ func itoa(n int) string {
 		buf[i] = '-'
 	}
 	return string(buf[i:])
+}
+
+// globSafe reports whether a pattern can be shown unquoted: it holds no
+// characters a shell would treat specially other than the pattern ones.
+func globSafe(s string) bool {
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.ContainsRune("_./~*?[]!^:=+@%,-", c):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }

@@ -303,12 +303,25 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		closeAll(statusR, statusW, seccompR)
 		return fail(fmt.Errorf("sandbox bwrap: sync pipe: %w", err))
 	}
+	// A run by root with a process limit gets a pids cgroup (limits_linux.go).
+	var cgroup string
+	if p.Limits.Processes > 0 && os.Getuid() == 0 {
+		if cgroup, err = pidsCgroupDir(); err != nil {
+			closeAll(statusR, statusW, seccompR, syncR, syncW)
+			return fail(fmt.Errorf("sandbox bwrap: %w", err))
+		}
+	}
+	// The watchdog removes placeholders (and the cgroup) if safeexec itself
+	// is killed. It starts now, in the background, so that no moment of the
+	// run is uncovered; it waits for EOF on the sync pipe, whose write end
+	// only the sandbox keeps once bwrap has started.
+	guard.watch(syncR, cgroup)
 	extra := append(append([]*os.File(nil), c.ExtraFiles...), statusW, seccompR, syncW)
 	var blockR, blockW *os.File
 	if fds.Block > 0 {
 		blockR, blockW, err = os.Pipe()
 		if err != nil {
-			closeAll(statusR, statusW, seccompR, syncR, syncW)
+			closeAll(statusR, statusW, seccompR, syncW)
 			return fail(fmt.Errorf("sandbox bwrap: block pipe: %w", err))
 		}
 		extra = append(extra, blockR)
@@ -328,17 +341,13 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	if err := cmd.Start(); err != nil {
-		closeAll(statusR, statusW, seccompR, syncR, syncW, blockR, blockW)
+		closeAll(statusR, statusW, seccompR, syncW, blockR, blockW)
 		return fail(fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable))
 	}
 	closeAll(statusW, seccompR, syncW, blockR)
 
-	// The watchdog removes placeholders (and the run's cgroup) if safeexec
-	// itself is killed; it needs the sync pipe, which nobody else keeps.
-	// It starts once everything it must clean up exists.
 	proc := &bwrapProcess{cmd: cmd, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
 		guard: guard, argv0: c.Argv[0], env: c.Env, cwd: p.Cwd}
-	defer func() { guard.watch(syncR, proc.cgroup) }()
 
 	var first bwrapStatus
 	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {
@@ -357,8 +366,10 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	if blockW != nil {
 		err := applyLimits(proc.childPID, p.Limits)
-		if err == nil && p.Limits.Processes > 0 && os.Getuid() == 0 {
-			proc.cgroup, err = pidsCgroup(proc.childPID, p.Limits.Processes)
+		if err == nil && cgroup != "" {
+			if err = pidsCgroup(cgroup, proc.childPID, p.Limits.Processes); err == nil {
+				proc.cgroup = cgroup
+			}
 		}
 		if err != nil {
 			blockW.Close()

@@ -21,8 +21,8 @@ import (
 const bwTestParentArg = "__bwrap_test_parent"
 
 func init() {
-	if len(os.Args) > 2 && os.Args[1] == bwTestParentArg {
-		os.Exit(bwTestParent(os.Args[2], os.Args[3:]))
+	if len(os.Args) > 3 && os.Args[1] == bwTestParentArg {
+		os.Exit(bwTestParent(os.Args[2], os.Args[3] == "limits", os.Args[4:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == seccompChildArg {
 		os.Exit(seccompChild())
@@ -31,7 +31,7 @@ func init() {
 
 // bwTestParent runs argv in a compat sandbox rooted at dir, prints the
 // sandbox init's pid, and waits.
-func bwTestParent(dir string, argv []string) int {
+func bwTestParent(dir string, limits bool, argv []string) int {
 	b, _, err := Detect("bwrap")
 	if err != nil {
 		fmt.Println("error", err)
@@ -39,6 +39,9 @@ func bwTestParent(dir string, argv []string) int {
 	}
 	p := &Policy{Mode: Compat, Cwd: dir, WritableRoots: []string{dir},
 		DenyWrite: []string{".envrc", ".git/hooks"}}
+	if limits {
+		p.Limits.Processes = 50
+	}
 	proc, err := b.Start(p, &Command{Argv: argv, Env: []string{"PATH=/usr/bin:/bin"}, Stderr: os.Stderr})
 	if err != nil {
 		fmt.Println("error", err)
@@ -341,9 +344,14 @@ func TestBwrapWaitMeansTreeGone(t *testing.T) {
 }
 
 // TestBwrapParentSIGKILL kills the process that started the sandbox with
-// SIGKILL and checks that the whole tree and every placeholder are gone
-// within two seconds.
+// SIGKILL and checks that the whole tree, every placeholder and the run's
+// cgroup are gone within two seconds.
 func TestBwrapParentSIGKILL(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testParentSIGKILL(t, false) })
+	t.Run("limits", func(t *testing.T) { testParentSIGKILL(t, true) })
+}
+
+func testParentSIGKILL(t *testing.T, limits bool) {
 	bwBackend(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
@@ -353,7 +361,11 @@ func TestBwrapParentSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, bwTestParentArg, dir, "/bin/sh", "-c", "sleep 100 & sleep 100")
+	mode := "nolimits"
+	if limits {
+		mode = "limits"
+	}
+	cmd := exec.Command(exe, bwTestParentArg, dir, mode, "/bin/sh", "-c", "sleep 100 & sleep 100")
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -392,6 +404,12 @@ func TestBwrapParentSIGKILL(t *testing.T) {
 		return e1 != nil && e2 != nil
 	}) {
 		t.Errorf("placeholders left after SIGKILL: %v %v", bwEntries(t, dir), bwEntries(t, filepath.Join(dir, ".git")))
+	}
+	if !bwEventually(2*time.Second, func() bool {
+		left, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/pids/safeexec-%d-*", cmd.Process.Pid))
+		return len(left) == 0
+	}) {
+		t.Errorf("the run's cgroup was left after SIGKILL")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,9 +50,12 @@ func applyLimits(pid int, l Limits) error {
 // root to the kernel. For root, the process limit is a pids cgroup
 // instead: one per run, removed after it.
 
-// pidsCgroup creates a pids cgroup allowing max processes and moves pid
-// into it. It returns the cgroup's directory.
-func pidsCgroup(pid int, max uint64) (string, error) {
+var cgroupSeq atomic.Uint64
+
+// pidsCgroupDir chooses the directory of a new pids cgroup for one run
+// (it does not create it), enabling the controller where cgroup v2 needs
+// that.
+func pidsCgroupDir() (string, error) {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", fmt.Errorf("process limit: %w", err)
@@ -71,13 +75,12 @@ func pidsCgroup(pid int, max uint64) (string, error) {
 			}
 		}
 	}
-	name := fmt.Sprintf("safeexec-%d-%d", os.Getpid(), pid)
-	var base string
+	name := fmt.Sprintf("safeexec-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	switch {
 	case v1 != "":
-		base = filepath.Join("/sys/fs/cgroup/pids", v1)
+		return filepath.Join("/sys/fs/cgroup/pids", v1, name), nil
 	case v2 != "":
-		base = filepath.Join("/sys/fs/cgroup", v2)
+		base := filepath.Join("/sys/fs/cgroup", v2)
 		ctl, err := os.ReadFile(filepath.Join(base, "cgroup.subtree_control"))
 		if err != nil {
 			return "", fmt.Errorf("process limit: %w", err)
@@ -87,23 +90,27 @@ func pidsCgroup(pid int, max uint64) (string, error) {
 				return "", fmt.Errorf("process limit: enable the pids controller in %s: %w", base, err)
 			}
 		}
-	default:
-		return "", errors.New("process limit: no pids cgroup controller")
+		return filepath.Join(base, name), nil
 	}
-	dir := filepath.Join(base, name)
+	return "", errors.New("process limit: no pids cgroup controller")
+}
+
+// pidsCgroup creates the cgroup dir allowing max processes and moves pid
+// into it.
+func pidsCgroup(dir string, pid int, max uint64) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", fmt.Errorf("process limit: %w", err)
+		return fmt.Errorf("process limit: %w", err)
 	}
 	// The sandbox's init counts too.
 	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max+1, 10)), 0); err != nil {
 		os.Remove(dir)
-		return "", fmt.Errorf("process limit: %w", err)
+		return fmt.Errorf("process limit: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
 		os.Remove(dir)
-		return "", fmt.Errorf("process limit: %w", err)
+		return fmt.Errorf("process limit: %w", err)
 	}
-	return dir, nil
+	return nil
 }
 
 // removeCgroup removes a run's cgroup once its processes are gone.

@@ -31,7 +31,8 @@
 //	                                        from decoded data or from a file downloaded earlier in the script:
 //	                                        curl … | sh, bash <(curl …), source <(curl …), sh -c "$(wget …)",
 //	                                        base64 -d | sh, python3 <(wget -O- …), curl -o x.sh … && sh x.sh,
-//	                                        irm … | iex
+//	                                        irm … | iex; remote shells (nc -e, socat EXEC:); a program
+//	                                        only known at run time reading network data
 //	eval                risky               eval in command position (however spelled: \eval, e''val,
 //	                                        x=eval; $x, command eval); Invoke-Expression of dynamic text.
 //	                                        In a local script file read from disk, eval of dynamic text is
@@ -88,7 +89,7 @@
 //	                                        core.sshCommand, alias.x=!…, core.hooksPath, …); what the
 //	                                        command would run is classified as well
 //	dynamic-command     needs_confirmation  a command name, or code run by a shell/eval/interpreter, that is
-//	                                        only known at run time ($CMD, sh -c "$X")
+//	                                        only known at run time ($CMD, sh -c "$X", sed s///e)
 //	dynamic-target      needs_confirmation  a write or delete whose target is only known at run time
 //	                                        (rm -rf "$DIR", > "$OUT", a relative path after cd "$X")
 //	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh

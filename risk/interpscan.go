@@ -433,7 +433,7 @@ func callKind(l lang, name string) kind {
 		case "write_text", "write_bytes":
 			return kindWrite
 		case "system", "popen":
-			if recv == "os" {
+			if recv == "os" || recv == "" && strings.HasPrefix(name, ".") {
 				return kindShell
 			}
 		}

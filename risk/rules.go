@@ -229,6 +229,19 @@ func (j *judge) byName(c *shell.Command) {
 		j.hit(c, "sudo", Risky, "runas runs the program as another user")
 	case oneOf(lname, "invoke-expression", "iex"):
 		j.invokeExpression(c)
+	case oneOf(name, "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"):
+		if hasFlag(args, "ec", "exec", "sh-exec", "lua-exec") {
+			j.hit(c, "pipe-to-shell", Risky, "%s -e/-c connects a program to the network (a remote shell)", name)
+		}
+	case name == "socat":
+		for _, a := range args[1:] {
+			if u := strings.ToUpper(a.Value); strings.HasPrefix(u, "EXEC:") || strings.HasPrefix(u, "SYSTEM:") {
+				j.hit(c, "pipe-to-shell", Risky, "socat connects a program to a data stream (%s)", a.Value)
+				break
+			}
+		}
+	case name == "sed" || name == "gsed":
+		j.sedExec(c)
 	case name == "security":
 		if len(args) > 1 && oneOf(args[1].Value, "find-generic-password", "find-internet-password", "dump-keychain", "export", "find-key", "unlock-keychain") {
 			j.hit(c, "credential-path", Risky, "security %s reads the keychain", args[1].Value)
@@ -845,4 +858,71 @@ func (j *judge) credentialCommand(c *shell.Command) {
 	if hit {
 		j.hit(c, "credential-path", Risky, "%s prints stored credentials", name)
 	}
+}
+
+// sedExec flags GNU sed's e command and s///e flag, which run shell
+// commands.
+func (j *judge) sedExec(c *shell.Command) {
+	var scripts []shell.Word
+	hasE := false
+	for i := 1; i < len(c.Args); i++ {
+		v := c.Args[i].Value
+		if (v == "-e" || v == "--expression") && i+1 < len(c.Args) {
+			scripts = append(scripts, c.Args[i+1])
+			hasE = true
+			i++
+		} else if strings.HasPrefix(v, "--expression=") {
+			scripts = append(scripts, shell.Static(v[len("--expression="):]))
+			hasE = true
+		}
+	}
+	if !hasE {
+		if ops := operands(c.Args, "efl", "expression", "file", "line-length"); len(ops) > 0 {
+			scripts = append(scripts, ops[0])
+		}
+	}
+	for _, sw := range scripts {
+		if sw.Dynamic {
+			continue
+		}
+		for _, cmdText := range sedCommands(sw.Value) {
+			if cmdText == "" {
+				j.hit(c, "dynamic-command", NeedsConfirmation, "sed runs the pattern space as a shell command")
+				continue
+			}
+			opts := j.env.shellOptions()
+			if c.DirKnown {
+				opts.Cwd = c.Dir
+			}
+			j.nested(shell.Parse(cmdText, opts), "sed")
+		}
+	}
+}
+
+// sedCommands returns the shell commands of a sed script's e commands
+// ("" for e without a command and for s///e, which run text from the
+// input).
+func sedCommands(script string) []string {
+	var out []string
+	for _, line := range strings.FieldsFunc(script, func(r rune) bool { return r == '\n' || r == ';' }) {
+		l := strings.TrimLeft(line, " \t0123456789,$!")
+		if strings.HasPrefix(l, "/") {
+			if k := strings.IndexByte(l[1:], '/'); k >= 0 {
+				l = strings.TrimLeft(l[k+2:], " \t!")
+			}
+		}
+		switch {
+		case l == "e":
+			out = append(out, "")
+		case strings.HasPrefix(l, "e ") || strings.HasPrefix(l, "e\t"):
+			out = append(out, strings.TrimSpace(l[2:]))
+		case len(l) > 3 && l[0] == 's':
+			d := l[1]
+			parts := strings.Split(l[2:], string(d))
+			if len(parts) >= 3 && strings.Contains(parts[len(parts)-1], "e") {
+				out = append(out, "")
+			}
+		}
+	}
+	return out
 }

@@ -21,8 +21,11 @@
 //     on stdin (pipes of literals, heredocs, here-strings), eval, source,
 //     trap, alias, $(…), `…`, <(…), >(…), find -exec, xargs sh -c,
 //     parallel, watch, su -c, script -c, git -c alias.x=!…, core.sshCommand,
-//     GIT_SSH_COMMAND and similar variables, small local scripts read
-//     through [Options].ReadScript;
+//     git config values, rebase --exec, submodule foreach, --upload-pack,
+//     GIT_SSH_COMMAND and similar variables, ssh -o ProxyCommand, rsync -e,
+//     tar --to-command/--checkpoint-action/-I, zip -TT, bash --rcfile,
+//     nested safeexec -- CMD / -c SCRIPT, small local scripts read through
+//     [Options].ReadScript;
 //   - the data flow that matters for security: where a word or a pipe's
 //     data comes from ([Taint]: the network, a decoder, a downloaded file);
 //   - the wrapper shapes Claude Code and Gemini CLI put around a command,

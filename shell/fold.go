@@ -154,6 +154,19 @@ func foldCommand(c *Command, in string, inKnown bool) (string, bool) {
 			return "", false
 		}
 		out = s
+	case "which", "command", "type":
+		// which NAME, command -v NAME, type -p NAME: where a program is.
+		ops := args[1:]
+		if c.Name() != "which" {
+			if len(ops) != 2 || (ops[0] != "-v" && ops[0] != "-p" && ops[0] != "-P") {
+				return "", false
+			}
+			ops = ops[1:]
+		}
+		if len(ops) != 1 || strings.ContainsAny(ops[0], "/ ") || strings.HasPrefix(ops[0], "-") {
+			return "", false
+		}
+		out = "/usr/bin/" + ops[0] + "\n"
 	case "pwd":
 		if !c.DirKnown || len(args) > 2 || (len(args) == 2 && args[1] != "-L" && args[1] != "-P") {
 			return "", false

@@ -113,6 +113,12 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		}
 	case name == "hyperfine":
 		p.hyperfine(cmd, sc, fr)
+	case name == "tar" || name == "bsdtar" || name == "gtar":
+		p.tarCommands(cmd, sc, fr)
+	case name == "zip":
+		if w, ok := optionValue(cmd.Args, "TT", "unzip-command"); ok {
+			p.stringScript(cmd, w, sc, fr)
+		}
 	case name == "ssh" || name == "scp" || name == "sftp":
 		p.sshOptions(cmd, sc, fr)
 	case name == "rsync":
@@ -256,6 +262,11 @@ func (p *parser) shellRun(cmd *Command, sc *scope, fr *frame) {
 		if strings.HasPrefix(v, "--") {
 			switch v {
 			case "--rcfile", "--init-file":
+				if i+1 < len(args) {
+					// An interactive shell runs this file first.
+					rc := &Command{Args: []Word{Static("source"), args[i+1]}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+					p.finish(rc, p.childScope(sc, cmd), fr.child(ShellC, cmd, fr.src))
+				}
 				i++
 			}
 			i++
@@ -855,6 +866,42 @@ func (p *parser) gitConfig(kv Word, cmd *Command, sc *scope, fr *frame) {
 	p.nestedSh(val, ConfigCommand, cmd, p.childScope(sc, cmd), fr, false)
 }
 
+// tarCommands follows the commands tar runs: --to-command,
+// --checkpoint-action=exec=, --use-compress-program (-I), --rsh-command,
+// --info-script/--new-volume-script (-F).
+func (p *parser) tarCommands(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		var w Word
+		ok := false
+		switch {
+		case strings.HasPrefix(v, "--checkpoint-action=exec="):
+			w, ok = Word{Value: v[len("--checkpoint-action=exec="):], Dynamic: a.Dynamic, Taint: a.Taint}.fix(), true
+		case v == "--checkpoint-action" && i+1 < len(args) && strings.HasPrefix(args[i+1].Value, "exec="):
+			w, ok = Word{Value: args[i+1].Value[5:], Dynamic: args[i+1].Dynamic, Taint: args[i+1].Taint}.fix(), true
+			i++
+		default:
+			for _, opt := range []string{"--to-command", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script"} {
+				if strings.HasPrefix(v, opt+"=") {
+					w, ok = Word{Value: v[len(opt)+1:], Dynamic: a.Dynamic, Taint: a.Taint}.fix(), true
+				} else if v == opt && i+1 < len(args) {
+					w, ok = args[i+1], true
+					i++
+				}
+			}
+			if !ok && (v == "-I" || v == "-F") && i+1 < len(args) {
+				w, ok = args[i+1], true
+				i++
+			}
+		}
+		if ok {
+			p.nestedWord(w, ShellC, cmd, p.childScope(sc, cmd), fr)
+		}
+	}
+}
+
 // sshOptions follows ssh -o ProxyCommand=…, LocalCommand=…,
 // KnownHostsCommand=…: commands ssh runs locally.
 func (p *parser) sshOptions(cmd *Command, sc *scope, fr *frame) {
@@ -906,6 +953,23 @@ func (p *parser) gitRuns(cmd *Command, sc *scope, fr *frame) {
 	}
 	sub, rest := args[i].Value, args[i+1:]
 	child := func() *scope { return p.childScope(sc, cmd) }
+	// --upload-pack/-u (clone, fetch, ls-remote, archive --exec) and
+	// --receive-pack/--exec (push) name programs git runs.
+	for k := 0; k < len(rest); k++ {
+		v := rest[k].Value
+		for _, opt := range []string{"--upload-pack", "--receive-pack", "--exec"} {
+			if strings.HasPrefix(v, opt+"=") {
+				p.nestedWord(Word{Value: v[len(opt)+1:], Dynamic: rest[k].Dynamic, Taint: rest[k].Taint}.fix(), ConfigCommand, cmd, child(), fr)
+			} else if v == opt && k+1 < len(rest) && sub != "rebase" {
+				p.nestedWord(rest[k+1], ConfigCommand, cmd, child(), fr)
+				k++
+			}
+		}
+		if v == "-u" && (sub == "clone" || sub == "fetch" || sub == "ls-remote") && k+1 < len(rest) {
+			p.nestedWord(rest[k+1], ConfigCommand, cmd, child(), fr)
+			k++
+		}
+	}
 	switch sub {
 	case "rebase":
 		for k := 0; k < len(rest); k++ {

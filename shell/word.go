@@ -812,6 +812,10 @@ func (p *parser) paramValue(name string, sc *scope) (w Word, known, set bool) {
 		return Static(strconv.Itoa(len(sc.pos))), true, true
 	case "0":
 		return sc.arg0, !sc.arg0.Dynamic, true
+	case "IFS":
+		if _, ok := sc.vars["IFS"]; !ok {
+			return Word{Value: " \t\n", Prefix: " \t\n"}, true, true
+		}
 	case "?", "$", "!", "-", "_", "RANDOM", "SRANDOM", "LINENO", "SECONDS", "EPOCHREALTIME", "EPOCHSECONDS", "BASHPID", "PPID":
 		return dynWord("$" + name), false, false
 	}

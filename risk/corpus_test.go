@@ -31,6 +31,7 @@ import (
 //	@platform GOOS      Context.Platform
 //	@allow|@confirm|@deny PATTERN   add a user rule
 //	@reset              back to the default context
+//	@windows            a Windows context (C:\Users\me, C:\Users\me\proj)
 const (
 	testHome = "/home/user"
 	testCwd  = "/home/user/project"
@@ -52,6 +53,23 @@ func testContext() *Context {
 		Sandboxed:      true,
 		ReadScript:     readTestScript,
 		Platform:       "linux",
+	}
+}
+
+func windowsContext() *Context {
+	home := `C:\Users\me`
+	var sens []string
+	for _, s := range []string{`.ssh`, `.aws`, `.gnupg`, `.docker`, `.kube`, `.npmrc`, `.git-credentials`, `AppData\Roaming\gh`} {
+		sens = append(sens, home+`\`+s)
+	}
+	return &Context{
+		Cwd:            home + `\proj`,
+		Home:           home,
+		WritableRoots:  []string{home + `\proj`, home + `\AppData\Local\Temp`},
+		SensitivePaths: sens,
+		ProtectedPaths: []string{".env", ".git/hooks", ".git/config"},
+		Sandboxed:      true,
+		Platform:       "windows",
 	}
 }
 
@@ -130,6 +148,8 @@ func parseCorpusFile(t testing.TB, file string) []corpusCase {
 				ctx.ReadScript = nil
 			case "reset":
 				ctx = testContext()
+			case "windows":
+				ctx = windowsContext()
 			default:
 				t.Fatalf("%s:%d: unknown directive %q", base, n, key)
 			}

@@ -196,6 +196,9 @@ func (e *env) inRoot(p string) (string, bool) {
 }
 
 func (e *env) isSensitive(p string) (string, bool) {
+	if isWinAbs(p) {
+		p = winNorm(p)
+	}
 	for _, s := range e.sensitive {
 		if under(p, s) || (isWinAbs(s) && under(strings.ToLower(p), s)) {
 			return s, true
@@ -281,6 +284,9 @@ func (e *env) isProtected(p string) (string, bool) {
 
 // writeKind classifies an absolute path that a command writes to.
 func (e *env) writeKind(p string) (pathKind, string) {
+	if isWinAbs(p) {
+		p = winNorm(p)
+	}
 	if strings.HasPrefix(p, "/dev/") || p == "/dev" {
 		if devOK[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/shm/") {
 			return pathFine, ""
@@ -326,10 +332,14 @@ func (e *env) resolve(c *shell.Command, w shell.Word) (string, bool) {
 	if isWinAbs(v) {
 		return winNorm(v), true
 	}
-	if c.Dialect != shell.Sh && e.platformKey() == "windows" {
+	if c.Dialect != shell.Sh && e.platformKey() == "windows" || e.platformKey() == "windows" && strings.Contains(v, `\`) && !strings.Contains(v, "/") {
 		v = strings.ReplaceAll(v, `\`, "/")
 	}
-	return c.Abs(shell.Word{Value: v, Prefix: v})
+	p, ok := c.Abs(shell.Word{Value: v, Prefix: v})
+	if ok && isWinAbs(p) {
+		p = winNorm(p)
+	}
+	return p, ok
 }
 
 // dynamicPrefixPath returns the absolute static beginning of a dynamic

@@ -150,7 +150,7 @@ func ParseArgv(argv []string, opts Options) (prog *Program) {
 }
 
 func newParser(opts Options) *parser {
-	if opts.Cwd != "" {
+	if opts.Cwd != "" && !winAbs(opts.Cwd) {
 		opts.Cwd = path.Clean(opts.Cwd)
 	}
 	return &parser{opts: opts, prog: &Program{}, sp: parserPool.Get().(*syntax.Parser)}
@@ -274,8 +274,8 @@ type varVal struct {
 
 func (p *parser) newScope() *scope {
 	sc := &scope{shared: &shared{}}
-	if p.opts.Cwd != "" && path.IsAbs(p.opts.Cwd) {
-		sc.dir, sc.dirKnown = p.opts.Cwd, true
+	if p.opts.Cwd != "" && (path.IsAbs(p.opts.Cwd) || winAbs(p.opts.Cwd)) {
+		sc.dir, sc.dirKnown = strings.ReplaceAll(p.opts.Cwd, `\`, "/"), true
 	}
 	sc.arg0 = Word{Value: "$0", Dynamic: true}
 	return sc
@@ -751,14 +751,23 @@ func (p *parser) abs(dir string, dirKnown bool, s string) string {
 	return path.Join(dir, s)
 }
 
+// winAbs reports whether s is a Windows absolute path (C:\x or C:/x).
+func winAbs(s string) bool {
+	return len(s) >= 3 && s[1] == ':' && (s[2] == '\\' || s[2] == '/') && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))
+}
+
 // Abs resolves s against the command's directory. ok is false when the
-// result cannot be known statically.
+// result cannot be known statically. Windows drive paths are absolute,
+// with forward slashes.
 func (c *Command) Abs(w Word) (string, bool) {
 	if w.Dynamic || w.Value == "" {
 		return "", false
 	}
 	if path.IsAbs(w.Value) {
 		return path.Clean(w.Value), true
+	}
+	if winAbs(w.Value) {
+		return path.Clean(strings.ReplaceAll(w.Value, `\`, "/")), true
 	}
 	if !c.DirKnown {
 		return "", false

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -134,7 +135,9 @@ type placeholderGuard struct {
 	reg      string
 	held     map[string]*heldGroup // by directory
 	created  int
-	watchdog chan *exec.Cmd // the watchdog, once started
+	watchdog chan *exec.Cmd // the watchdog, once started (nil if it never was)
+	timer    *time.Timer    // starts the watchdog
+	sync     *os.File       // the watchdog's end of bwrap's --sync-fd
 }
 
 func newPlaceholderGuard() *placeholderGuard {
@@ -285,9 +288,15 @@ func (g *placeholderGuard) create(ph []placeholder) (failed []string, again bool
 	return failed, again, nil
 }
 
-// watch starts the watchdog, in the background, when this run holds
-// placeholders or has a cgroup to remove: it needs a process start, which
-// overlaps with the sandbox's own.
+// watchdogDelay is how long a run lasts before its watchdog starts. A
+// process start costs about as much as bwrap's own, so short runs (most
+// commands) never pay for it; a safeexec killed before then leaves its
+// placeholders to the next run that uses the same directories, which
+// removes them (they are recorded, and nobody holds them).
+var watchdogDelay = 50 * time.Millisecond
+
+// watch arranges for the watchdog when this run holds placeholders or has
+// a cgroup to remove. It owns sync from here on.
 func (g *placeholderGuard) watch(sync *os.File, cgroup string) {
 	if len(g.held) == 0 && cgroup == "" {
 		sync.Close()
@@ -310,13 +319,13 @@ func (g *placeholderGuard) watch(sync *os.File, cgroup string) {
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	g.watchdog = make(chan *exec.Cmd, 1)
-	go func() {
+	g.sync = sync
+	g.timer = time.AfterFunc(watchdogDelay, func() {
 		if cmd.Start() != nil {
 			cmd = nil
 		}
-		sync.Close()
 		g.watchdog <- cmd
-	}()
+	})
 }
 
 // release ends this run's hold on its placeholders: the last user of each
@@ -328,9 +337,13 @@ func (g *placeholderGuard) release() {
 	var w *exec.Cmd
 	if g.watchdog != nil {
 		// The watchdog shares our locks: it must have started (or
-		// failed to) before we let go of them.
+		// failed to) before we let go of them, unless it never will.
+		if g.timer.Stop() {
+			close(g.watchdog)
+		}
 		w = <-g.watchdog
 		g.watchdog = nil
+		g.sync.Close()
 	}
 	for dir, h := range g.held {
 		fd := int(h.lock.Fd())

@@ -393,6 +393,8 @@ func testParentSIGKILL(t *testing.T, limits bool) {
 	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err != nil {
 		t.Errorf("placeholder .envrc missing during the run: %v", err)
 	}
+	// The watchdog starts once a run has lasted watchdogDelay.
+	time.Sleep(2*watchdogDelay + 100*time.Millisecond)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if !bwEventually(2*time.Second, func() bool { return bwPidNSMembers(ns) == 0 }) {
@@ -572,5 +574,37 @@ func TestDoctorBwrap(t *testing.T) {
 	}
 	if !ok {
 		t.Errorf("sandbox start check: %+v", r.Checks)
+	}
+}
+
+// TestBwrapEarlySIGKILLLeftovers kills the starting process before its
+// watchdog exists: the next run in the same directory removes what was
+// left.
+func TestBwrapEarlySIGKILLLeftovers(t *testing.T) {
+	bwBackend(t)
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, bwTestParentArg, dir, "nolimits", "/bin/sh", "-c", "sleep 100")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	bwReadLine(t, bufio.NewReader(stdout))
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	time.Sleep(100 * time.Millisecond)
+	p := bwPolicy(t, dir)
+	p.DenyWrite = []string{".envrc"}
+	if r := bwSh(t, p, "true"); r.ExitCode != 0 {
+		t.Fatalf("next run: %+v", r)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err == nil {
+		t.Errorf("placeholder still there after the next run")
 	}
 }

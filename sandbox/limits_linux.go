@@ -78,6 +78,7 @@ func pidsCgroupDir() (string, error) {
 	name := fmt.Sprintf("safeexec-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	switch {
 	case v1 != "":
+		removeStaleCgroups(filepath.Join("/sys/fs/cgroup/pids", v1))
 		return filepath.Join("/sys/fs/cgroup/pids", v1, name), nil
 	case v2 != "":
 		base := filepath.Join("/sys/fs/cgroup", v2)
@@ -90,9 +91,25 @@ func pidsCgroupDir() (string, error) {
 				return "", fmt.Errorf("process limit: enable the pids controller in %s: %w", base, err)
 			}
 		}
+		removeStaleCgroups(base)
 		return filepath.Join(base, name), nil
 	}
 	return "", errors.New("process limit: no pids cgroup controller")
+}
+
+// removeStaleCgroups removes the cgroups of runs whose safeexec died before
+// it could (a SIGKILL before the watchdog started).
+func removeStaleCgroups(base string) {
+	old, _ := filepath.Glob(filepath.Join(base, "safeexec-*-*"))
+	for _, d := range old {
+		var pid, n int
+		if _, err := fmt.Sscanf(filepath.Base(d), "safeexec-%d-%d", &pid, &n); err != nil || pid == os.Getpid() {
+			continue
+		}
+		if unix.Kill(pid, 0) == unix.ESRCH {
+			unix.Rmdir(d) // fails, harmlessly, while processes remain
+		}
+	}
 }
 
 // pidsCgroup creates the cgroup dir allowing max processes and moves pid

@@ -343,9 +343,6 @@ func echoEscapes(s string) (string, bool) {
 			sb.WriteByte(byte(n))
 			i = j - 1
 		default:
-			dec := ansiC(`\` + string(e) + s[i+1:min(len(s), i+9)])
-			// ansiC consumed an unknown number of bytes: redo precisely.
-			_ = dec
 			switch e {
 			case 'x':
 				j := i + 1

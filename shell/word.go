@@ -303,23 +303,22 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 		switch x := part.(type) {
 		case *syntax.Lit:
 			s := x.Value
-			if !quoted && i == 0 && first && strings.HasPrefix(s, "~") {
-				s = b.tilde(s)
-			} else if !quoted && b.assign && strings.Contains(s, ":~") {
-				s = b.assignTildes(s)
-			}
-			if b.assign && !quoted && i == 0 && first {
-				// handled above
-			}
 			if quoted {
 				b.lit(unescapeDouble(s, b.heredoc))
-			} else {
-				v, glob := unescapeUnquoted(s)
-				if glob {
-					b.glob = true
-				}
-				b.lit(v)
+				continue
 			}
+			v, glob := unescapeUnquoted(s)
+			if glob {
+				b.glob = true
+			}
+			// Tilde expansion applies to the unescaped text, so a home
+			// directory holding backslashes (C:\Users\me) stays intact.
+			if i == 0 && first && strings.HasPrefix(s, "~") {
+				v = b.tilde(v)
+			} else if b.assign && strings.Contains(s, ":~") {
+				v = b.assignTildes(v)
+			}
+			b.lit(v)
 		case *syntax.SglQuoted:
 			if x.Dollar {
 				b.lit(ansiC(x.Value))
@@ -424,7 +423,7 @@ func (b *wbuild) tilde(s string) string {
 	if end >= 0 {
 		name, rest = s[:end], s[end:]
 	}
-	if strings.Contains(name, `\`) || strings.ContainsAny(name, "'\"") {
+	if strings.ContainsAny(name, "'\"") {
 		return s
 	}
 	switch name {

@@ -37,8 +37,10 @@
 // directory only for a missing intermediate component such as ~/.config),
 // bound read-only or masked inside: the command cannot create the name, and
 // a credential the host writes there during the run stays hidden. The last
-// sandbox to end removes it; a small watchdog does so if safeexec is killed
-// with SIGKILL (see bwrap_guard_linux.go).
+// sandbox to end removes it; a small watchdog, started once a run has lasted
+// 50ms, does so if safeexec is killed with SIGKILL (see
+// bwrap_guard_linux.go); what a safeexec killed earlier leaves, the next run
+// in the same directories removes.
 //
 // When safeexec runs as root, the command runs as uid 1000 inside a user
 // namespace. It is still host root to the kernel's permission checks on

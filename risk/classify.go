@@ -94,6 +94,7 @@ func (e *env) readScript(p string) ([]byte, error) {
 // judge accumulates the reasons for one verdict.
 type judge struct {
 	env     *env
+	links   map[string]string // symbolic links the script creates
 	reasons []Reason
 	seen    map[string]bool
 	// scanDepth bounds interpreter code that contains more code.
@@ -154,6 +155,7 @@ func render(c *shell.Command) string {
 }
 
 func (j *judge) program(prog *shell.Program) {
+	j.links = prog.Links
 	for _, is := range prog.Issues {
 		switch is.Kind {
 		case shell.TooComplex:

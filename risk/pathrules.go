@@ -144,6 +144,25 @@ func (j *judge) write(c *shell.Command, w shell.Word, verb string) {
 }
 
 func (j *judge) writePath(c *shell.Command, p, verb string) {
+	name := ""
+	if len(c.Args) > 0 {
+		name = c.Name()
+	}
+	for l, target := range j.links {
+		if name == "ln" || p == l && oneOf(name, "rm", "unlink", "mv") {
+			break
+		}
+		if under(p, l) && l != target {
+			// A link the script made: the write lands at its target.
+			real := target + p[len(l):]
+			if kind, _ := j.env.writeKind(real); kind != pathFine {
+				delete(j.links, l) // no loops
+				j.writePath(c, real, verb+" (through the link "+l+")")
+				j.links[l] = target
+				return
+			}
+		}
+	}
 	kind, what := j.env.writeKind(p)
 	switch kind {
 	case pathDevice:

@@ -28,6 +28,9 @@
 //     [Options].ReadScript;
 //   - the data flow that matters for security: where a word or a pipe's
 //     data comes from ([Taint]: the network, a decoder, a downloaded file);
+//     which files earlier commands change (a local script changed earlier
+//     in the script is not read: its content on disk is not what will
+//     run); symbolic links the script creates ([Program].Links);
 //   - the wrapper shapes Claude Code and Gemini CLI put around a command,
 //     recognised on the parsed program and peeled off ([Program].Wrapper);
 //   - PowerShell (pwsh/powershell -Command, -EncodedCommand) and cmd.exe

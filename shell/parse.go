@@ -264,6 +264,25 @@ type shared struct {
 	funcs     map[string]bool
 	funcCd    bool
 	downloads map[string]bool // absolute paths written by network commands
+	// written are files (and writtenDirs directories) that earlier
+	// commands of the script change: a script read from there now is not
+	// what will run.
+	written     map[string]bool
+	writtenDirs []string
+	anyWritten  bool // a write to a place only known at run time
+}
+
+// changed reports whether an earlier command may have changed the file.
+func (sh *shared) changed(abs string) bool {
+	if sh.anyWritten || sh.written[abs] {
+		return true
+	}
+	for _, d := range sh.writtenDirs {
+		if d == "/" || abs == d || strings.HasPrefix(abs, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 type varVal struct {

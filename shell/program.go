@@ -19,6 +19,10 @@ type Program struct {
 	// Wrapper names an agent wrapper shape that was recognised and peeled
 	// off ("claude-code", "gemini-cli"); empty otherwise.
 	Wrapper string
+	// Links maps symbolic links the script creates (ln -s TARGET NAME,
+	// absolute NAME) to their absolute targets, so writes through them
+	// can be judged by where they land.
+	Links map[string]string
 }
 
 // IssueKind says why part of a program could not be analysed.

@@ -167,6 +167,7 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		p.directRun(cmd, sc, fr)
 	}
 	p.recordDownload(cmd, sc)
+	p.recordWrites(cmd, sc)
 }
 
 func foldPrintfWords(ws []Word) (string, bool) {
@@ -534,6 +535,9 @@ func (p *parser) readFile(cmd *Command, w Word, sc *scope) (string, string) {
 	if sc.shared.downloads[abs] {
 		return "", "the script is downloaded by an earlier command"
 	}
+	if sc.shared.changed(abs) {
+		return "", abs + " is changed by an earlier command, so its current content is not what will run"
+	}
 	if p.opts.ReadScript == nil {
 		return "", "scripts are not read"
 	}
@@ -578,6 +582,10 @@ func (p *parser) directRun(cmd *Command, sc *scope, fr *frame) {
 	}
 	if sc.shared.downloads[abs] {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Taint: Downloaded, Why: "the program is downloaded by an earlier command"}
+		return
+	}
+	if sc.shared.changed(abs) {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: abs + " is changed by an earlier command, so its current content is not what will run"}
 		return
 	}
 	if p.opts.ReadScript == nil {
@@ -1259,4 +1267,137 @@ func urlBase(u string) string {
 // wrapper shapes).
 func (p *parser) walkFile(f *syntax.File, sc *scope, fr *frame) {
 	p.walkStmts(f.Stmts, sc, fr)
+}
+
+// recordWrites remembers what a command changes on disk, so that a local
+// script read later in the same script is not trusted (its content on
+// disk is not what will run), and records symbolic links.
+func (p *parser) recordWrites(cmd *Command, sc *scope) {
+	sh := sc.shared
+	file := func(w Word) {
+		if w.Proc {
+			return
+		}
+		abs, ok := cmd.Abs(w)
+		if !ok {
+			if w.Dynamic || !cmd.DirKnown {
+				sh.anyWritten = true
+			}
+			return
+		}
+		if abs == "/dev/null" || strings.HasPrefix(abs, "/dev/") {
+			return
+		}
+		if sh.written == nil {
+			sh.written = make(map[string]bool)
+		}
+		sh.written[abs] = true
+	}
+	dir := func(w Word) {
+		file(w)
+		if abs, ok := cmd.Abs(w); ok {
+			sh.writtenDirs = append(sh.writtenDirs, abs)
+		}
+	}
+	here := func() {
+		if cmd.DirKnown {
+			sh.writtenDirs = append(sh.writtenDirs, cmd.Dir)
+		} else {
+			sh.anyWritten = true
+		}
+	}
+	for _, r := range cmd.Redirs {
+		if r.Writes() {
+			file(r.Target)
+		}
+	}
+	if len(cmd.Args) == 0 || cmd.Args[0].Dynamic {
+		return
+	}
+	args := cmd.Args
+	operands := func() []Word {
+		var out []Word
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a.Value, "-") || a.Dynamic {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	switch cmd.Name() {
+	case "tee", "truncate", "sed", "perl", "ruby", "gsed", "shred", "dd":
+		for _, a := range operands() {
+			file(a)
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.Value, "of=") {
+				file(Word{Value: a.Value[3:], Dynamic: a.Dynamic}.fix())
+			}
+		}
+	case "cp", "mv", "install", "rsync", "ditto", "scp":
+		ops := operands()
+		if len(ops) > 0 {
+			dir(ops[len(ops)-1])
+		}
+		for i, a := range args {
+			if (a.Value == "-t" || a.Value == "--target-directory") && i+1 < len(args) {
+				dir(args[i+1])
+			}
+		}
+	case "ln":
+		ops := operands()
+		if len(ops) == 0 {
+			return
+		}
+		link := ops[len(ops)-1]
+		dir(link)
+		if len(ops) >= 2 && (hasShort(args, 's') || hasLong(args, "symbolic")) {
+			target := ops[len(ops)-2]
+			if t, ok := cmd.Abs(target); ok && !target.Dynamic {
+				if l, ok := cmd.Abs(link); ok {
+					if p.prog.Links == nil {
+						p.prog.Links = make(map[string]string)
+					}
+					if strings.HasPrefix(target.Value, "/") {
+						p.prog.Links[l] = t
+					} else {
+						p.prog.Links[l] = path.Join(path.Dir(l), target.Value)
+					}
+				}
+			}
+		}
+	case "patch", "unzip", "tar", "bsdtar", "gtar", "7z", "cpio", "make", "gmake", "cmake", "npm", "yarn", "pnpm":
+		here()
+		for i, a := range args {
+			if (a.Value == "-C" || a.Value == "-d" || a.Value == "--directory") && i+1 < len(args) {
+				dir(args[i+1])
+			}
+		}
+	case "git":
+		for i := 1; i < len(args); i++ {
+			if oneOfFold(args[i].Value, "checkout", "pull", "merge", "rebase", "reset", "restore", "switch", "stash", "apply", "am", "cherry-pick", "revert", "clone", "worktree", "submodule", "mv", "rm") {
+				here()
+				break
+			}
+		}
+	}
+}
+
+func hasShort(args []Word, c byte) bool {
+	for _, a := range args[1:] {
+		v := a.Value
+		if len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v[1:], c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLong(args []Word, name string) bool {
+	for _, a := range args[1:] {
+		if a.Value == "--"+name {
+			return true
+		}
+	}
+	return false
 }

@@ -477,11 +477,7 @@ func TestBwrapPlaceholderSharedByConcurrentRuns(t *testing.T) {
 
 func TestBwrapModes(t *testing.T) {
 	bwBackend(t)
-	base, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home directory")
-	}
-	top, err := os.MkdirTemp(base, ".safeexec-modes-")
+	top, err := os.MkdirTemp(bwFixtureBase(t), ".safeexec-modes-")
 	if err != nil {
 		t.Skip(err)
 	}
@@ -607,4 +603,20 @@ func TestBwrapEarlySIGKILLLeftovers(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err == nil {
 		t.Errorf("placeholder still there after the next run")
 	}
+}
+
+// bwFixtureBase is a directory outside /tmp and /var/tmp for fixtures the
+// sandbox must see as the host has them (it has a private /tmp).
+func bwFixtureBase(t *testing.T) string {
+	t.Helper()
+	base, err := os.UserHomeDir()
+	if err != nil || base == "" {
+		t.Skip("no home directory for the fixture")
+	}
+	for _, tmp := range []string{os.TempDir(), "/tmp", "/var/tmp"} {
+		if pathWithin(tmp, base) {
+			t.Skipf("home directory %s is under %s, which the sandbox replaces", base, tmp)
+		}
+	}
+	return base
 }

@@ -38,11 +38,7 @@ func newEscFixture(t *testing.T) *escFixture {
 	bwBackend(t)
 	// Not under /tmp: the sandbox has a private /tmp, which would hide
 	// these and prove nothing.
-	base, err := os.UserHomeDir()
-	if err != nil || base == "" {
-		t.Skip("no home directory for the fixture")
-	}
-	top, err := os.MkdirTemp(base, ".safeexec-escape-")
+	top, err := os.MkdirTemp(bwFixtureBase(t), ".safeexec-escape-")
 	if err != nil {
 		t.Skipf("fixture: %v", err)
 	}

@@ -165,6 +165,8 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		}
 	case strings.Contains(cmd.Args[0].Value, "/"):
 		p.directRun(cmd, sc, fr)
+	default:
+		p.pathLookup(cmd, sc, fr)
 	}
 	p.recordDownload(cmd, sc)
 	p.recordWrites(cmd, sc)
@@ -569,7 +571,69 @@ var systemDirs = []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/
 // directRun follows ./x.sh and path/to/x: small text scripts are read and
 // their commands analysed.
 func (p *parser) directRun(cmd *Command, sc *scope, fr *frame) {
-	w := cmd.Args[0]
+	p.directRunPath(cmd, cmd.Args[0], sc, fr)
+}
+
+// pathLookup follows a command name found through a PATH the script set
+// itself (PATH=./bin:$PATH cmd): the program there is read like ./cmd.
+func (p *parser) pathLookup(cmd *Command, sc *scope, fr *frame) {
+	var pathVal Word
+	found := false
+	for _, a := range cmd.Assigns {
+		if a.Name == "PATH" {
+			pathVal, found = a.Value, true
+		}
+	}
+	if !found {
+		v, ok := sc.vars["PATH"]
+		if !ok || v.unset {
+			return
+		}
+		pathVal = v.w
+	}
+	val := pathVal.Value
+	if pathVal.Dynamic {
+		val = pathVal.Prefix
+		if i := strings.LastIndexByte(val, ':'); i >= 0 {
+			val = val[:i]
+		} else {
+			return
+		}
+	}
+	name := cmd.Args[0].Value
+	for _, dir := range strings.Split(val, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		system := false
+		for _, d := range systemDirs {
+			if strings.HasPrefix(dir+"/", d) {
+				system = true
+			}
+		}
+		if system {
+			continue
+		}
+		w := Static(path.Join(dir, name))
+		abs, ok := cmd.Abs(w)
+		if !ok {
+			continue
+		}
+		if sc.shared.changed(abs) || sc.shared.downloads[abs] {
+			p.directRunPath(cmd, w, sc, fr)
+			return
+		}
+		if p.opts.ReadScript == nil {
+			continue
+		}
+		if _, err := p.opts.ReadScript(abs); err == nil {
+			p.directRunPath(cmd, w, sc, fr)
+			return
+		}
+	}
+}
+
+func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 	for _, d := range systemDirs {
 		if strings.HasPrefix(w.Value, d) {
 			return

@@ -184,3 +184,12 @@ func BenchmarkPlaceholders(b *testing.B) {
 		g.release()
 	}
 }
+
+// BenchmarkDetect is the backend choice made before every command.
+func BenchmarkDetect(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Detect("auto"); err != nil {
+			b.Skip(err)
+		}
+	}
+}

@@ -240,9 +240,14 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 	}
 
 	// Protected paths inside the writable (or, when permissive, all) roots.
-	protectRoots := roots
+	var protectRoots []string
+	for _, r := range roots {
+		if b.kind(r) == fs.ModeDir {
+			protectRoots = append(protectRoots, r)
+		}
+	}
 	if mode == Permissive {
-		protectRoots = append([]string{"/"}, roots...)
+		protectRoots = append([]string{"/"}, protectRoots...)
 	}
 	dw := b.denyWrite(p, protectRoots, mode == Permissive)
 	args = append(args, dw...)
@@ -400,8 +405,10 @@ func (b *bwBuilder) writableRoots(p *Policy) []string {
 		in = in[:1]
 	}
 	for _, r := range in {
+		// A root may also be a single existing file (an agent's state
+		// file in the host's /tmp, say): it is bound on its own.
 		rr, ok := b.resolve(r)
-		if !ok || b.kind(rr) != fs.ModeDir || bwIsHostTemp(rr) || rr == "/" {
+		if k := b.kind(rr); !ok || (k != fs.ModeDir && k != 0) || bwIsHostTemp(rr) || rr == "/" {
 			continue
 		}
 		dup := false

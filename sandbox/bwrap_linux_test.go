@@ -620,3 +620,28 @@ func bwFixtureBase(t *testing.T) string {
 	}
 	return base
 }
+
+// TestBwrapFileRoot: Claude Code's wrapper ends with `pwd -P >| /tmp/…-cwd`
+// and reads that file afterwards; naming it as a writable root lets the
+// write reach the host although /tmp is private.
+func TestBwrapFileRoot(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.CreateTemp("", "claude-test-*-cwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	p := bwPolicy(t, dir)
+	p.WritableRoots = append(p.WritableRoots, f.Name())
+	if r := bwSh(t, p, "pwd -P >| "+f.Name()+"; echo other > "+f.Name()+".x"); r.ExitCode != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if b, _ := os.ReadFile(f.Name()); strings.TrimSpace(string(b)) != dir {
+		t.Errorf("cwd file holds %q, want %q", b, dir)
+	}
+	if _, err := os.Stat(f.Name() + ".x"); err == nil {
+		os.Remove(f.Name() + ".x")
+		t.Errorf("a sibling in the host's /tmp was written")
+	}
+}

@@ -93,7 +93,10 @@
 //     placeholder, which is then kept. Placeholders are not created where
 //     safeexec may not create files: such a missing path is left
 //     unprotected. Each costs a file creation and removal per run.
-//   - A writable root of "/" or the host's temporary directory is not bound:
+//   - A writable root may be a single existing file (it is bound on its
+//     own, even inside the private /tmp); a root that does not exist is
+//     skipped. A writable root of "/" or the host's temporary directory is
+//     not bound:
 //     the first would undo the sandbox, the second is replaced by the
 //     private $TMPDIR (files a command leaves in /tmp vanish with it).
 //   - Exit statuses above 128 are read as "killed by signal N", as a shell

@@ -306,3 +306,26 @@ func TestCacheEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestBwrapArgsFileRoot: a writable root that is a file (an agent's state
+// file in the host's /tmp) is bound on its own, after the private /tmp.
+func TestBwrapArgsFileRoot(t *testing.T) {
+	h := goldenHost(1000)
+	h.FS.(*fakeFS).files["/tmp/claude-ab12-cwd"] = true
+	p := goldenPolicy(Compat)
+	p.WritableRoots = append(p.WritableRoots, "/tmp/claude-ab12-cwd")
+	plan, err := bwrapArgs(p, h, bwrapFDs{}, []string{"true"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := strings.Join(plan.Args, " ")
+	bind := "--bind /tmp/claude-ab12-cwd /tmp/claude-ab12-cwd"
+	if !strings.Contains(a, bind) || strings.Index(a, bind) < strings.Index(a, "--tmpfs /tmp") {
+		t.Errorf("file root not bound after the private /tmp: %s", a)
+	}
+	for _, ph := range plan.Placeholders {
+		if strings.HasPrefix(ph.Path, "/tmp/claude-ab12-cwd/") {
+			t.Errorf("placeholder under a file root: %s", ph.Path)
+		}
+	}
+}

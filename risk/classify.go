@@ -103,7 +103,15 @@ type judge struct {
 	// only ever asks for confirmation).
 	capTier Tier
 	capped  bool
+	// dropped counts reasons past maxReasons that did not raise the
+	// tier; keptTier is the highest tier kept.
+	dropped  int
+	keptTier Tier
 }
+
+// maxReasons bounds the reasons kept for one verdict (a huge script could
+// otherwise produce an audit record of megabytes).
+const maxReasons = 200
 
 func (j *judge) add(r Reason) {
 	if j.capped && r.Tier > j.capTier {
@@ -117,6 +125,13 @@ func (j *judge) add(r Reason) {
 		j.seen = make(map[string]bool)
 	}
 	j.seen[key] = true
+	if len(j.reasons) >= maxReasons && r.Tier <= j.keptTier {
+		j.dropped++
+		return
+	}
+	if r.Tier > j.keptTier {
+		j.keptTier = r.Tier
+	}
 	j.reasons = append(j.reasons, r)
 }
 
@@ -174,6 +189,10 @@ func (j *judge) program(prog *shell.Program) {
 }
 
 func (j *judge) verdict(prog *shell.Program) Verdict {
+	if j.dropped > 0 {
+		j.reasons = append(j.reasons, Reason{Rule: "too-complex", Tier: NeedsConfirmation,
+			Detail: fmt.Sprintf("%d more findings not listed", j.dropped)})
+	}
 	v := Verdict{Reasons: j.reasons}
 	for _, r := range j.reasons {
 		if r.Tier > v.Tier {

@@ -129,6 +129,18 @@
 // part on the parsed program, they classify as <cmd> does. A look-alike
 // with anything extra is judged as written.
 //
+// Local scripts (sh build.sh, ./x.sh, source ./env.sh, a command found
+// through a PATH the script sets itself) are read through
+// Context.ReadScript only inside the writable roots (or the working
+// directory), only when small text files, and never when an earlier
+// command of the same script changes them (their content on disk is not
+// what will run): otherwise they are unreadable-script. Compiled programs
+// and scripts for other interpreters (a python shebang) are judged like
+// running any program. Writes through symbolic links the script itself
+// creates (ln -s /etc x; echo > x/y) are judged where they land.
+// Context.Env lets the pipeline say which environment values may be
+// folded ($TMPDIR, $USER); HOME and PWD come from the context itself.
+//
 // # User rules
 //
 // Context.Rules holds command prefixes. A rule's words must equal the
@@ -158,6 +170,8 @@
 // built at run time, getattr tricks, code fetched at run time) can hide
 // what it does; the scan catches the common shapes and flags run-time
 // built commands it sees. Path checks compare paths as written after
-// normalisation: symbolic links and bind mounts are not resolved. It is
-// one layer: the sandbox is what confines a command the classifier misjudged.
+// normalisation: symbolic links that exist on disk and bind mounts are not
+// resolved. It judges a snapshot: a file changed by another process between
+// the judgement and the run is not seen. It is one layer: the sandbox is
+// what confines a command the classifier misjudged.
 package risk

@@ -25,7 +25,7 @@
 //     GIT_SSH_COMMAND and similar variables, ssh -o ProxyCommand, rsync -e,
 //     tar --to-command/--checkpoint-action/-I, zip -TT, bash --rcfile,
 //     nested safeexec -- CMD / -c SCRIPT, small local scripts read through
-//     [Options].ReadScript;
+//     [Options].ReadScript (also when found through a PATH the script sets);
 //   - the data flow that matters for security: where a word or a pipe's
 //     data comes from ([Taint]: the network, a decoder, a downloaded file);
 //     which files earlier commands change (a local script changed earlier

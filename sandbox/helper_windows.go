@@ -129,6 +129,16 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 		if req.Mode == Strict && len(roots) > 1 {
 			roots = roots[:1]
 		}
+		if c := req.Policy.CacheDir; c != "" {
+			if err := os.MkdirAll(c, 0o700); err != nil {
+				return fail(fmt.Errorf("create cache directory: %w", err))
+			}
+			u, err := addACE(c, sid, windows.GRANT_ACCESS, modifyRights)
+			if err != nil {
+				return fail(fmt.Errorf("grant writes on %s: %w", c, err))
+			}
+			undo = append(undo, u)
+		}
 		for _, r := range roots {
 			u, err := addACE(r, sid, windows.GRANT_ACCESS, modifyRights)
 			if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {

@@ -82,6 +82,8 @@ type llRequest struct {
 	Mode     Mode
 	Roots    []string
 	DenyRead []string
+	// Cache is safeexec's tool-cache directory, writable in every mode.
+	Cache string
 	// Net is the network part: enabled with the proxy's loopback ports,
 	// or nothing at all.
 	Net   bool
@@ -259,6 +261,22 @@ func landlockRoots(mode Mode, roots []string) []string {
 	return roots
 }
 
+// landlockVisibleInStrict reports whether strict mode lets the command
+// see dir (its working directory): a system directory, the first root or
+// the cache.
+func landlockVisibleInStrict(dir string, roots []string, cache string) bool {
+	vis := append(slices.Clone(strictSystemDirs), landlockRoots(Strict, roots)...)
+	if cache != "" {
+		vis = append(vis, cache)
+	}
+	for _, v := range vis {
+		if dir == v || within(dir, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // landlockMinABI is the oldest ABI that can enforce a policy in the given
 // mode, and why.
 func landlockMinABI(mode Mode) (int, string) {
@@ -334,6 +352,9 @@ func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
 	roots := landlockRoots(mode, s.Roots)
 	if mode == Permissive {
 		roots = append(slices.Clone(roots), "/tmp", "/var/tmp")
+	}
+	if s.Cache != "" {
+		roots = append(slices.Clone(roots), s.Cache)
 	}
 	for _, r := range roots {
 		walk(r, llRead|llWrite, deny)

@@ -241,6 +241,24 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
 	req := &llRequest{Mode: mode, Roots: roots, DenyRead: p.DenyRead, Net: p.Network.Enabled}
+	if p.CacheDir != "" {
+		if !filepath.IsAbs(p.CacheDir) {
+			return nil, fmt.Errorf("sandbox landlock: cache directory %q is not absolute", p.CacheDir)
+		}
+		if err := os.MkdirAll(p.CacheDir, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox landlock: create cache directory: %w", err)
+		}
+		if req.Cache, err = filepath.EvalSymlinks(p.CacheDir); err != nil {
+			return nil, fmt.Errorf("sandbox landlock: cache directory: %w", err)
+		}
+	}
+	cwd, err := filepath.EvalSymlinks(p.Cwd)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: working directory: %w", err)
+	}
+	if mode == Strict && !landlockVisibleInStrict(cwd, roots, req.Cache) {
+		return nil, fmt.Errorf("sandbox landlock: strict mode shows only the system, the first writable root and the cache, and the working directory %s is in none of them", p.Cwd)
+	}
 	if p.Network.Enabled {
 		for _, port := range []int{p.Network.ProxyHTTPPort, p.Network.ProxySOCKSPort} {
 			if port != 0 {

@@ -647,3 +647,25 @@ func TestLandlockRefusesOldKernels(t *testing.T) {
 		t.Error("the command ran")
 	}
 }
+
+func TestLandlockCacheDir(t *testing.T) {
+	needLandlock(t)
+	root, base := t.TempDir(), t.TempDir()
+	cache := filepath.Join(base, "cache")
+	for _, mode := range []Mode{Strict, Compat, Permissive} {
+		p := llPolicy(t, root)
+		p.Mode = mode
+		p.CacheDir = cache
+		r := sh(t, p, "mkdir -p "+cache+"/go && echo ok > "+cache+"/go/x && cat "+cache+"/go/x")
+		if r.stdout != "ok\n" {
+			t.Errorf("%s: cache not writable: %+v %q", mode, r.status, r.stderr)
+		}
+	}
+	// Strict refuses a working directory it would hide.
+	p := llPolicy(t, root)
+	p.Mode = Strict
+	p.Cwd = base
+	if _, err := Landlock().Start(p, &Command{Argv: []string{"true"}}); err == nil {
+		t.Error("strict started in a hidden working directory")
+	}
+}

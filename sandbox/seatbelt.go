@@ -137,6 +137,15 @@ func seatbeltProfile(p *Policy, h seatbeltHost) (string, map[string]string, erro
 		rootPaths = append(rootPaths, r)
 		rootExprs = append(rootExprs, param("ROOT", i, r))
 	}
+	var cacheExpr string
+	if p.CacheDir != "" {
+		c, err := abs("cache directory", p.CacheDir)
+		if err != nil {
+			return "", nil, err
+		}
+		params["CACHE"] = c
+		cacheExpr = `(param "CACHE")`
+	}
 	// Protected paths: relative entries under every root, absolute ones
 	// as they are; their ancestors inside a root may not be unlinked.
 	var protected, ancestors []string
@@ -245,6 +254,9 @@ func seatbeltProfile(p *Policy, h seatbeltHost) (string, map[string]string, erro
 	if mode == Strict {
 		read := append([]string{`(literal "/")`}, subpaths(quoteAll(seatbeltSystemRead))...)
 		read = append(read, subpaths(rootExprs)...)
+		if cacheExpr != "" {
+			read = append(read, "(subpath "+cacheExpr+")")
+		}
 		if len(denyExprs) > 0 {
 			w("(allow file-read*\n  (require-all\n    (require-any\n%s)\n    %s))", lines("      ", read), notAny(denyExprs))
 		} else {
@@ -260,8 +272,11 @@ func seatbeltProfile(p *Policy, h seatbeltHost) (string, map[string]string, erro
 	devs := append(literals(seatbeltDevices), `(regex #"^/dev/ttys[0-9]+$")`, `(regex #"^/dev/fd/[0-9]+$")`)
 	w("(allow file-read* file-write-data file-ioctl\n%s)", lines("  ", devs))
 	w("")
-	w("; Writes: the writable roots, minus the protected paths.")
+	w("; Writes: the writable roots and the cache, minus the protected paths.")
 	writable := subpaths(rootExprs)
+	if cacheExpr != "" {
+		writable = append(writable, "(subpath "+cacheExpr+")")
+	}
 	if mode == Permissive {
 		writable = append(writable, `(subpath "/private/tmp")`, `(subpath "/private/var/tmp")`)
 		if h.TmpDir != "" {

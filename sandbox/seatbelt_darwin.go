@@ -54,11 +54,19 @@ func (seatbeltBackend) Start(p *Policy, c *Command) (Process, error) {
 	if p == nil || c == nil || len(c.Argv) == 0 {
 		return nil, errors.New("sandbox seatbelt: empty command")
 	}
+	if p.CacheDir != "" {
+		if err := os.MkdirAll(p.CacheDir, 0o700); err != nil {
+			return nil, fmt.Errorf("sandbox seatbelt: create cache directory: %w", err)
+		}
+	}
 	q := *p
 	// The sandbox matches real paths: resolve links where the path exists.
 	q.WritableRoots = resolveAll(p.WritableRoots, false)
 	q.DenyRead = resolveAll(p.DenyRead, true)
 	q.DenyWrite = resolveAll(p.DenyWrite, true)
+	if p.CacheDir != "" {
+		q.CacheDir = resolveAll([]string{p.CacheDir}, false)[0]
+	}
 	tmp, _ := envValue(c.Env, "TMPDIR")
 	if tmp != "" {
 		if t, err := filepath.EvalSymlinks(tmp); err == nil {

@@ -20,6 +20,7 @@ func seatbeltTestPolicy(mode Mode) *Policy {
 			"/Users/dev/Library/Application Support/safeexec", "/Users/dev/.local/state/safeexec"},
 		DenyWrite: []string{".git/hooks", ".git/config", ".env", ".envrc", ".bashrc", ".husky", "/Users/dev/.config/safeexec/config.toml"},
 		Network:   Network{Enabled: true, ProxyHTTPPort: 53128, ProxySOCKSPort: 51080},
+		CacheDir:  "/Users/dev/Library/Caches/safeexec/tools",
 	}
 }
 
@@ -81,6 +82,9 @@ func TestSeatbeltProfileProperties(t *testing.T) {
 	}
 	if _, ok := params["ROOT_1"]; ok {
 		t.Error("strict keeps the second writable root")
+	}
+	if params["CACHE"] != "/Users/dev/Library/Caches/safeexec/tools" {
+		t.Errorf("strict: the cache is not writable: %v", params)
 	}
 	if params["ROOT_0"] != "/Users/dev/proj" || params["KEEP_0"] != "/Users/dev/proj/.git" {
 		t.Errorf("params: %v", params)

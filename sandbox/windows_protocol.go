@@ -39,6 +39,8 @@ type helperPolicy struct {
 	DenyWrite     []string      `json:"deny_write"`
 	Network       helperNetwork `json:"network"`
 	Limits        helperLimits  `json:"limits"`
+	// CacheDir is writable in every mode (safeexec's tool cache).
+	CacheDir string `json:"cache_dir,omitempty"`
 	// TimeoutMS ends the command (and answers timed_out) after so many
 	// milliseconds; 0 means no timeout.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
@@ -91,7 +93,8 @@ func helperPolicyOf(p *Policy) helperPolicy {
 			ProxyHTTPPort:  p.Network.ProxyHTTPPort,
 			ProxySOCKSPort: p.Network.ProxySOCKSPort,
 		},
-		Limits: helperLimits{Processes: p.Limits.Processes, CPUSeconds: p.Limits.CPUSeconds},
+		Limits:   helperLimits{Processes: p.Limits.Processes, CPUSeconds: p.Limits.CPUSeconds},
+		CacheDir: p.CacheDir,
 	}
 }
 

@@ -18,6 +18,7 @@ func windowsTestRequests() map[string]*helperRequest {
 		DenyWrite:     []string{`.git\hooks`, `.git\config`, `.env`},
 		Network:       Network{Enabled: true, ProxyHTTPPort: 53128, ProxySOCKSPort: 51080},
 		Limits:        Limits{Processes: 64},
+		CacheDir:      `C:\Users\dev\AppData\Local\safeexec\cache`,
 	}
 	compat := &helperRequest{Mode: Compat, Cwd: `C:\Users\dev\proj`, Policy: helperPolicyOf(p),
 		Argv: []string{"npm", "test", "--", "a b", `"quoted"`}}

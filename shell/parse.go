@@ -269,7 +269,14 @@ type shared struct {
 	// what will run.
 	written     map[string]bool
 	writtenDirs []string
-	anyWritten  bool // a write to a place only known at run time
+	anyWritten  bool            // a write to a place only known at run time
+	built       map[string]bool // programs a compiler writes (-o FILE)
+}
+
+// changedExactly reports whether an earlier command wrote this very file
+// (or wrote somewhere only known at run time).
+func (sh *shared) changedExactly(abs string) bool {
+	return sh.anyWritten || sh.written[abs]
 }
 
 // changed reports whether an earlier command may have changed the file.

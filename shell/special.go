@@ -648,8 +648,13 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Taint: Downloaded, Why: "the program is downloaded by an earlier command"}
 		return
 	}
-	if sc.shared.changed(abs) {
-		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: abs + " is changed by an earlier command, so its current content is not what will run"}
+	if sc.shared.built[abs] {
+		// Written by a compiler earlier in the script: a program.
+		return
+	}
+	changed := abs + " is changed by an earlier command, so its current content is not what will run"
+	if sc.shared.changedExactly(abs) {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: changed}
 		return
 	}
 	if p.opts.ReadScript == nil {
@@ -662,7 +667,12 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 		return
 	}
 	if isExecutableImage(data) {
-		// A compiled program: nothing to read, judged like any program.
+		// A compiled program: nothing to read, judged like any program
+		// (also after a build step such as make rewrote it).
+		return
+	}
+	if sc.shared.changed(abs) {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: changed}
 		return
 	}
 	if len(data) > maxScriptFile {
@@ -1352,6 +1362,7 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		if abs == "/dev/null" || strings.HasPrefix(abs, "/dev/") {
 			return
 		}
+		delete(sh.built, abs)
 		if sh.written == nil {
 			sh.written = make(map[string]bool)
 		}
@@ -1388,7 +1399,33 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		}
 		return out
 	}
-	switch cmd.Name() {
+	name := cmd.Name()
+	switch name {
+	case "go", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "swiftc", "ghc", "gfortran", "tinygo", "zig", "ld", "nvcc":
+		// Compilers: -o FILE is a program.
+		for i, a := range args {
+			out := ""
+			switch {
+			case a.Value == "-o" && i+1 < len(args) && !args[i+1].Dynamic:
+				out = args[i+1].Value
+			case strings.HasPrefix(a.Value, "-o") && len(a.Value) > 2 && name != "go":
+				out = a.Value[2:]
+			}
+			if out == "" {
+				continue
+			}
+			if abs, ok := cmd.Abs(Static(out)); ok {
+				if sh.built == nil {
+					sh.built = make(map[string]bool)
+				}
+				sh.built[abs] = true
+			}
+		}
+		if name == "go" || name == "zig" {
+			return
+		}
+		here()
+		return
 	case "tee", "truncate", "sed", "perl", "ruby", "gsed", "shred", "dd":
 		for _, a := range operands() {
 			file(a)

@@ -156,7 +156,9 @@
 // is set when every command of the script matches an allow rule (commands
 // that only hand fully analysed literal code to a shell, like bash -c
 // 'npm test', need no rule of their own; eval does), and no command is
-// denied, dynamic or unparsable. The tier still says what the built-in
+// denied, dynamic or unparsable. A rule covers a command's words, not
+// its redirections: a command writing through > to a path outside the
+// roots, a system, credential or protected path is not allowed by it. The tier still says what the built-in
 // rules found; the pipeline decides.
 //
 // # Limits

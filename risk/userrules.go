@@ -126,6 +126,11 @@ func (j *judge) allowRules(prog *shell.Program) (bool, []string) {
 	used := map[string]bool{}
 	var order []string
 	for _, c := range prog.Commands {
+		if !j.redirsFine(c) {
+			// An allow rule covers a command's words, not writes its
+			// redirections make outside the roots or to protected places.
+			return false, nil
+		}
 		if len(c.Args) == 0 {
 			continue
 		}
@@ -186,4 +191,25 @@ func carrier(c *shell.Command) bool {
 	}
 	n := c.Name()
 	return shell.IsShell(n) || n == "source" || n == "."
+}
+
+// redirsFine reports whether every file a command's redirections write to
+// is an ordinary path inside the roots.
+func (j *judge) redirsFine(c *shell.Command) bool {
+	for _, r := range c.Redirs {
+		if !r.Writes() {
+			continue
+		}
+		if r.Target.Dynamic {
+			return false
+		}
+		p, ok := j.env.resolve(c, r.Target)
+		if !ok {
+			return false
+		}
+		if kind, _ := j.env.writeKind(p); kind != pathFine {
+			return false
+		}
+	}
+	return true
 }

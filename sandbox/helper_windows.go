@@ -129,9 +129,12 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 		if req.Mode == Strict && len(roots) > 1 {
 			roots = roots[:1]
 		}
-		if c := req.Policy.CacheDir; c != "" {
+		for _, c := range []string{req.Policy.CacheDir, req.Policy.TempDir} {
+			if c == "" {
+				continue
+			}
 			if err := os.MkdirAll(c, 0o700); err != nil {
-				return fail(fmt.Errorf("create cache directory: %w", err))
+				return fail(fmt.Errorf("create %s: %w", c, err))
 			}
 			u, err := addACE(c, sid, windows.GRANT_ACCESS, modifyRights)
 			if err != nil {
@@ -182,8 +185,12 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 		return helperAnswer{ExitCode: 127, Stderr: msg}
 	}
 	cmd := &exec.Cmd{
-		Path:  path,
-		Args:  req.Argv,
+		Path: path,
+		Args: req.Argv,
+		// Explicitly the helper's (already filtered) environment: with a
+		// token and no Env, Windows would build the user's default
+		// environment from the registry, secrets included.
+		Env:   os.Environ(),
 		Dir:   req.Cwd,
 		Stdin: os.Stdin,
 		SysProcAttr: &syscall.SysProcAttr{

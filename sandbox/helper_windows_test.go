@@ -40,6 +40,9 @@ func init() {
 		}
 		os.WriteFile(os.Args[2], []byte(strconv.Itoa(c.Process.Pid)), 0o644)
 		os.Exit(0)
+	case "__env": // __env NAME: print the variable
+		os.Stdout.WriteString(os.Getenv(os.Args[2]))
+		os.Exit(0)
 	case "__echo": // __echo TEXT EXIT: print TEXT, exit with EXIT
 		os.Stdout.WriteString(os.Args[2])
 		os.Stderr.WriteString("err:" + os.Args[2])
@@ -157,6 +160,17 @@ func TestWindowsBackend(t *testing.T) {
 	st, err := proc.Wait()
 	if err != nil || st.ExitCode != 3 || out.String() != "streamed" || !strings.Contains(errb.String(), "err:streamed") {
 		t.Errorf("status %+v err %v stdout %q stderr %q", st, err, out.String(), errb.String())
+	}
+
+	// The command's TEMP is a directory of its own.
+	out.Reset()
+	proc, err = Windows().Start(p, &Command{Argv: []string{exe, "__env", "TEMP"}, Env: os.Environ(), Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc.Wait()
+	if !strings.Contains(out.String(), "safeexec-tmp-") {
+		t.Errorf("TEMP = %q, want a private directory", out.String())
 	}
 
 	// Kill ends the helper, the command and what it started.

@@ -82,8 +82,9 @@ type llRequest struct {
 	Mode     Mode
 	Roots    []string
 	DenyRead []string
-	// Cache is safeexec's tool-cache directory, writable in every mode.
-	Cache string
+	// Always are writable in every mode: safeexec's tool cache, the
+	// run's private temporary directory.
+	Always []string
 	// Net is the network part: enabled with the proxy's loopback ports,
 	// or nothing at all.
 	Net   bool
@@ -262,13 +263,11 @@ func landlockRoots(mode Mode, roots []string) []string {
 }
 
 // landlockVisibleInStrict reports whether strict mode lets the command
-// see dir (its working directory): a system directory, the first root or
-// the cache.
-func landlockVisibleInStrict(dir string, roots []string, cache string) bool {
+// see dir (its working directory): a system directory, the first root,
+// the cache or the private temporary directory.
+func landlockVisibleInStrict(dir string, roots, always []string) bool {
 	vis := append(slices.Clone(strictSystemDirs), landlockRoots(Strict, roots)...)
-	if cache != "" {
-		vis = append(vis, cache)
-	}
+	vis = append(vis, always...)
 	for _, v := range vis {
 		if dir == v || within(dir, v) {
 			return true
@@ -350,12 +349,7 @@ func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
 		add(llRule{Path: "/dev/shm", Access: llRead | llWrite})
 	}
 	roots := landlockRoots(mode, s.Roots)
-	if mode == Permissive {
-		roots = append(slices.Clone(roots), "/tmp", "/var/tmp")
-	}
-	if s.Cache != "" {
-		roots = append(slices.Clone(roots), s.Cache)
-	}
+	roots = append(slices.Clone(roots), s.Always...)
 	for _, r := range roots {
 		walk(r, llRead|llWrite, deny)
 	}

@@ -240,7 +240,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
-	req := &llRequest{Mode: mode, Roots: roots, DenyRead: p.DenyRead, Net: p.Network.Enabled}
+	req := &llRequest{Mode: mode, DenyRead: p.DenyRead, Net: p.Network.Enabled}
 	if p.CacheDir != "" {
 		if !filepath.IsAbs(p.CacheDir) {
 			return nil, fmt.Errorf("sandbox landlock: cache directory %q is not absolute", p.CacheDir)
@@ -248,15 +248,25 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 		if err := os.MkdirAll(p.CacheDir, 0o700); err != nil {
 			return nil, fmt.Errorf("sandbox landlock: create cache directory: %w", err)
 		}
-		if req.Cache, err = filepath.EvalSymlinks(p.CacheDir); err != nil {
+		cache, err := filepath.EvalSymlinks(p.CacheDir)
+		if err != nil {
 			return nil, fmt.Errorf("sandbox landlock: cache directory: %w", err)
 		}
+		req.Always = append(req.Always, cache)
 	}
 	cwd, err := filepath.EvalSymlinks(p.Cwd)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: working directory: %w", err)
 	}
-	if mode == Strict && !landlockVisibleInStrict(cwd, roots, req.Cache) {
+	tmp, err := newPrivateTmp(os.TempDir(), roots, c.Env, hostTempDirs(c.Env))
+	if err != nil {
+		return nil, fmt.Errorf("sandbox landlock: private temporary directory: %w", err)
+	}
+	roots = tmp.Roots
+	req.Roots = roots
+	req.Always = append(req.Always, tmp.Dir)
+	if mode == Strict && !landlockVisibleInStrict(cwd, roots, req.Always) {
+		tmp.remove()
 		return nil, fmt.Errorf("sandbox landlock: strict mode shows only the system, the first writable root and the cache, and the working directory %s is in none of them", p.Cwd)
 	}
 	if p.Network.Enabled {
@@ -266,18 +276,46 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 			}
 		}
 		if len(req.Ports) == 0 {
+			tmp.remove()
 			return nil, errors.New("sandbox landlock: network enabled but the policy names no proxy port")
 		}
 	}
-	st := &llStart{p: p, c: c, mode: mode, abi: abi, req: req, roots: roots}
+	cc := *c
+	cc.Env = tmp.Env
+	st := &llStart{p: p, c: &cc, mode: mode, abi: abi, req: req, roots: roots, tmp: tmp}
 	st.noUnix, st.noUDP = landlockSocketFilter(mode, abi)
+	var proc Process
 	if p.Limits == (Limits{}) && !landlockForceReexec {
-		return st.inThread()
+		proc, err = st.inThread()
+	} else {
+		// Resource limits belong to a whole process: set in a thread of
+		// safeexec they would bind safeexec too. The re-executed child
+		// sets them on itself before the exec.
+		proc, err = st.reexec()
 	}
-	// Resource limits belong to a whole process: set in a thread of
-	// safeexec they would bind safeexec too. The re-executed child sets
-	// them on itself before the exec.
-	return st.reexec()
+	if lp, ok := proc.(*landlockProcess); ok {
+		lp.tmp = tmp
+	} else {
+		tmp.remove()
+	}
+	return proc, err
+}
+
+// hostTempDirs are the directories a writable root may name to mean "the
+// command's $TMPDIR": the shared ones, and the user's own $TMPDIR.
+func hostTempDirs(env []string) []string {
+	dirs := []string{"/tmp", "/var/tmp", os.TempDir()}
+	if v, ok := envValue(env, "TMPDIR"); ok && v != "" {
+		dirs = append(dirs, v)
+	}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, d)
+		if r, err := filepath.EvalSymlinks(d); err == nil && r != d {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // landlockForceReexec makes tests take the re-exec path without limits.
@@ -292,6 +330,7 @@ type llStart struct {
 	req           *llRequest
 	roots         []string
 	noUnix, noUDP bool
+	tmp           *privateTmp
 }
 
 // prepare builds the ruleset and snapshots the protected paths.
@@ -551,6 +590,8 @@ type landlockProcess struct {
 	// release lets the confined thread that forked the command go, once
 	// the command is reaped (nil when the command was re-executed).
 	release chan struct{}
+	// tmp is the run's private temporary directory, removed after it.
+	tmp *privateTmp
 
 	mu   sync.Mutex
 	done bool
@@ -606,6 +647,7 @@ func (l *landlockProcess) Wait() (Status, error) {
 	l.mu.Unlock()
 
 	st := statusOf(l.cmd.ProcessState)
+	l.tmp.remove()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
 		return st, fmt.Errorf("sandbox landlock: wait: %w", err)

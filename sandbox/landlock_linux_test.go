@@ -669,3 +669,51 @@ func TestLandlockCacheDir(t *testing.T) {
 		t.Error("strict started in a hidden working directory")
 	}
 }
+
+// TestLandlockPrivateTmp: a writable root naming the host's /tmp means the
+// command's own temporary directory, as under bwrap; it is gone after the
+// run, and the host's /tmp is not written.
+func TestLandlockPrivateTmp(t *testing.T) {
+	needLandlock(t)
+	root := t.TempDir()
+	for _, mode := range []Mode{Strict, Compat, Permissive} {
+		p := llPolicy(t, root)
+		p.Mode = mode
+		p.WritableRoots = []string{root, "/tmp"}
+		marker := "/tmp/safeexec-private-tmp-test-" + strconv.Itoa(os.Getpid())
+		var out bytes.Buffer
+		proc, err := Landlock().Start(p, &Command{
+			Argv:   []string{"/bin/sh", "-c", `echo "$TMPDIR"; echo t > "$TMPDIR/f" && cat "$TMPDIR/f"; echo x > ` + marker},
+			Env:    []string{"PATH=/usr/bin:/bin", "TMPDIR=/tmp", "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1"},
+			Stdout: &out,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		proc.Wait()
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 || lines[1] != "t" || lines[0] == "/tmp" || !strings.Contains(lines[0], "safeexec-tmp-") {
+			t.Errorf("%s: output %q", mode, out.String())
+		}
+		if fileExists(lines[0]) {
+			t.Errorf("%s: private %s left behind", mode, lines[0])
+		}
+		if fileExists(marker) {
+			os.Remove(marker)
+			t.Errorf("%s: wrote the host's /tmp", mode)
+		}
+	}
+	var out bytes.Buffer
+	proc, err := Landlock().Start(llPolicy(t, root), &Command{
+		Argv:   []string{"env"},
+		Env:    []string{"PATH=/usr/bin:/bin", "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1", "DOCKER_HOST=unix://" + root + "/d.sock"},
+		Stdout: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc.Wait()
+	if strings.Contains(out.String(), "SSH_AUTH_SOCK") || !strings.Contains(out.String(), "DOCKER_HOST=") {
+		t.Errorf("agent socket variables: want SSH_AUTH_SOCK (outside the roots) dropped, DOCKER_HOST (inside) kept:\n%s", out.String())
+	}
+}

@@ -122,7 +122,7 @@ func TestPlanLandlockModes(t *testing.T) {
 	}{
 		{Strict, false, false, false, false, true, false},
 		{Compat, true, true, false, true, true, true},
-		{Permissive, true, true, true, true, true, true},
+		{Permissive, true, true, false, true, true, true},
 		{"", true, true, false, true, true, true},
 	} {
 		req.Mode = tc.mode

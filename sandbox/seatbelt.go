@@ -39,8 +39,8 @@ import (
 
 // seatbeltHost is what the profile needs to know about the machine.
 type seatbeltHost struct {
-	// TmpDir is the user's temporary directory ($TMPDIR, under
-	// /private/var/folders); permissive mode may write to it.
+	// TmpDir is the run's private temporary directory (the command's
+	// $TMPDIR), writable in every mode.
 	TmpDir string
 }
 
@@ -257,6 +257,9 @@ func seatbeltProfile(p *Policy, h seatbeltHost) (string, map[string]string, erro
 		if cacheExpr != "" {
 			read = append(read, "(subpath "+cacheExpr+")")
 		}
+		if h.TmpDir != "" {
+			read = append(read, `(subpath (param "TMPDIR"))`)
+		}
 		if len(denyExprs) > 0 {
 			w("(allow file-read*\n  (require-all\n    (require-any\n%s)\n    %s))", lines("      ", read), notAny(denyExprs))
 		} else {
@@ -272,21 +275,19 @@ func seatbeltProfile(p *Policy, h seatbeltHost) (string, map[string]string, erro
 	devs := append(literals(seatbeltDevices), `(regex #"^/dev/ttys[0-9]+$")`, `(regex #"^/dev/fd/[0-9]+$")`)
 	w("(allow file-read* file-write-data file-ioctl\n%s)", lines("  ", devs))
 	w("")
-	w("; Writes: the writable roots and the cache, minus the protected paths.")
+	w("; Writes: the writable roots, the cache and the private temporary")
+	w("; directory, minus the protected paths.")
 	writable := subpaths(rootExprs)
 	if cacheExpr != "" {
 		writable = append(writable, "(subpath "+cacheExpr+")")
 	}
-	if mode == Permissive {
-		writable = append(writable, `(subpath "/private/tmp")`, `(subpath "/private/var/tmp")`)
-		if h.TmpDir != "" {
-			t, err := abs("temporary directory", h.TmpDir)
-			if err != nil {
-				return "", nil, err
-			}
-			params["TMPDIR"] = t
-			writable = append(writable, `(subpath (param "TMPDIR"))`)
+	if h.TmpDir != "" {
+		t, err := abs("temporary directory", h.TmpDir)
+		if err != nil {
+			return "", nil, err
 		}
+		params["TMPDIR"] = t
+		writable = append(writable, `(subpath (param "TMPDIR"))`)
 	}
 	if len(writable) > 0 {
 		if len(protectExprs) > 0 {

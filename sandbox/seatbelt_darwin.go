@@ -67,21 +67,28 @@ func (seatbeltBackend) Start(p *Policy, c *Command) (Process, error) {
 	if p.CacheDir != "" {
 		q.CacheDir = resolveAll([]string{p.CacheDir}, false)[0]
 	}
-	tmp, _ := envValue(c.Env, "TMPDIR")
-	if tmp != "" {
-		if t, err := filepath.EvalSymlinks(tmp); err == nil {
-			tmp = t
-		}
+	hostTemps := []string{"/tmp", "/private/tmp", "/var/tmp", "/private/var/tmp", os.TempDir()}
+	if v, ok := envValue(c.Env, "TMPDIR"); ok && v != "" {
+		hostTemps = append(hostTemps, v)
 	}
-	profile, params, err := seatbeltProfile(&q, seatbeltHost{TmpDir: tmp})
+	hostTemps = resolveAll(hostTemps, true)
+	tmp, err := newPrivateTmp(os.TempDir(), q.WritableRoots, c.Env, hostTemps)
 	if err != nil {
+		return nil, fmt.Errorf("sandbox seatbelt: private temporary directory: %w", err)
+	}
+	q.WritableRoots = tmp.Roots
+	profile, params, err := seatbeltProfile(&q, seatbeltHost{TmpDir: tmp.Dir})
+	if err != nil {
+		tmp.remove()
 		return nil, fmt.Errorf("sandbox %w", err)
 	}
 	if err := seatbeltLint(profile, params); err != nil {
+		tmp.remove()
 		return nil, fmt.Errorf("sandbox seatbelt: generated profile refused: %w", err)
 	}
 	path, code, err := lookPathEnv(c.Argv[0], c.Env, p.Cwd)
 	if err != nil {
+		tmp.remove()
 		if c.Stderr != nil {
 			fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], err)
 		}
@@ -92,7 +99,7 @@ func (seatbeltBackend) Start(p *Policy, c *Command) (Process, error) {
 	cmd := &exec.Cmd{
 		Path:        sandboxExec,
 		Args:        args,
-		Env:         c.Env,
+		Env:         tmp.Env,
 		Dir:         p.Cwd,
 		Stdin:       c.Stdin,
 		Stdout:      c.Stdout,
@@ -102,9 +109,10 @@ func (seatbeltBackend) Start(p *Policy, c *Command) (Process, error) {
 		WaitDelay:   2 * time.Second,
 	}
 	if err := cmd.Start(); err != nil {
+		tmp.remove()
 		return nil, fmt.Errorf("sandbox seatbelt: start: %w", err)
 	}
-	return &seatbeltProcess{cmd: cmd, pid: cmd.Process.Pid}, nil
+	return &seatbeltProcess{cmd: cmd, pid: cmd.Process.Pid, tmp: tmp}, nil
 }
 
 // resolveAll resolves the links of each absolute path that exists; with
@@ -133,6 +141,7 @@ func resolveAll(paths []string, keep bool) []string {
 type seatbeltProcess struct {
 	cmd *exec.Cmd
 	pid int
+	tmp *privateTmp
 
 	mu   sync.Mutex
 	done bool
@@ -175,6 +184,7 @@ func (s *seatbeltProcess) Wait() (Status, error) {
 	// while any member lives.
 	syscall.Kill(-s.pid, syscall.SIGKILL)
 	s.mu.Unlock()
+	s.tmp.remove()
 	st := statusOf(s.cmd.ProcessState)
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {

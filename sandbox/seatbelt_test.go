@@ -25,7 +25,7 @@ func seatbeltTestPolicy(mode Mode) *Policy {
 }
 
 func TestSeatbeltGolden(t *testing.T) {
-	host := seatbeltHost{TmpDir: "/var/folders/xy/abc123/T"}
+	host := seatbeltHost{TmpDir: "/var/folders/xy/abc123/T/safeexec-tmp-42"}
 	for _, tc := range []struct {
 		name string
 		p    *Policy

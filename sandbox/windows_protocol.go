@@ -39,8 +39,10 @@ type helperPolicy struct {
 	DenyWrite     []string      `json:"deny_write"`
 	Network       helperNetwork `json:"network"`
 	Limits        helperLimits  `json:"limits"`
-	// CacheDir is writable in every mode (safeexec's tool cache).
+	// CacheDir (safeexec's tool cache) and TempDir (the run's private
+	// temporary directory) are writable in every mode.
 	CacheDir string `json:"cache_dir,omitempty"`
+	TempDir  string `json:"temp_dir,omitempty"`
 	// TimeoutMS ends the command (and answers timed_out) after so many
 	// milliseconds; 0 means no timeout.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`

@@ -22,6 +22,7 @@ func windowsTestRequests() map[string]*helperRequest {
 	}
 	compat := &helperRequest{Mode: Compat, Cwd: `C:\Users\dev\proj`, Policy: helperPolicyOf(p),
 		Argv: []string{"npm", "test", "--", "a b", `"quoted"`}}
+	compat.Policy.TempDir = `C:\Users\dev\AppData\Local\Temp\safeexec-tmp-42`
 	strict := &helperRequest{Mode: Strict, Cwd: `C:\w`, Policy: helperPolicyOf(&Policy{WritableRoots: []string{`C:\w`}}),
 		Argv: []string{"cmd.exe", "/c", "echo hi"}}
 	strict.Policy.TimeoutMS = 5000

@@ -76,14 +76,27 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 			roots = append(roots, r)
 		}
 	}
+	hostTemps := []string{os.TempDir()}
+	for _, k := range []string{"TEMP", "TMP", "TMPDIR"} {
+		if v, ok := envValue(c.Env, k); ok && v != "" {
+			hostTemps = append(hostTemps, v)
+		}
+	}
+	tmp, err := newPrivateTmp(os.TempDir(), roots, c.Env, hostTemps)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox windows: private temporary directory: %w", err)
+	}
+	roots = tmp.Roots
 	q := *p
 	q.WritableRoots = roots
 	sid, err := newRunSID()
 	if err != nil {
+		tmp.remove()
 		return nil, fmt.Errorf("sandbox windows: run SID: %w", err)
 	}
 	dir, err := os.MkdirTemp("", "safeexec-helper-")
 	if err != nil {
+		tmp.remove()
 		return nil, fmt.Errorf("sandbox windows: answer directory: %w", err)
 	}
 	req := &helperRequest{
@@ -95,8 +108,10 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 		AnswerFile: filepath.Join(dir, "answer.json"),
 	}
 	req.Policy.SID = sid.String()
+	req.Policy.TempDir = tmp.Dir
 	args, err := req.args()
 	if err != nil {
+		tmp.remove()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox windows: %w", err)
 	}
@@ -106,19 +121,21 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	guard, err := snapshotProtected(guardRoots, p.DenyWrite)
 	if err != nil {
+		tmp.remove()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox windows: snapshot protected paths: %w", err)
 	}
 	job, err := newJob(Permissive, helperLimits{})
 	if err != nil {
 		guard.close()
+		tmp.remove()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox windows: %w", err)
 	}
 	cmd := &exec.Cmd{
 		Path:   self,
 		Args:   append([]string{self, winHelperArg}, args...),
-		Env:    c.Env,
+		Env:    tmp.Env,
 		Dir:    p.Cwd,
 		Stdin:  c.Stdin,
 		Stdout: c.Stdout,
@@ -130,6 +147,7 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 	cleanup := func() {
 		windows.CloseHandle(job)
 		guard.restore()
+		tmp.remove()
 		os.RemoveAll(dir)
 	}
 	if err := cmd.Start(); err != nil {
@@ -142,7 +160,7 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 		cleanup()
 		return nil, fmt.Errorf("sandbox windows: %w", err)
 	}
-	return &windowsProcess{cmd: cmd, job: job, dir: dir, answer: req.AnswerFile, guard: guard, stderr: c.Stderr}, nil
+	return &windowsProcess{cmd: cmd, job: job, dir: dir, answer: req.AnswerFile, guard: guard, stderr: c.Stderr, tmp: tmp}, nil
 }
 
 type windowsProcess struct {
@@ -152,6 +170,7 @@ type windowsProcess struct {
 	answer string
 	guard  *protectGuard
 	stderr io.Writer
+	tmp    *privateTmp
 
 	mu     sync.Mutex
 	done   bool
@@ -198,6 +217,7 @@ func (w *windowsProcess) Wait() (Status, error) {
 	windows.CloseHandle(w.job)
 	w.mu.Unlock()
 	defer os.RemoveAll(w.dir)
+	defer w.tmp.remove()
 	if changed, failed := w.guard.restore(); len(changed) > 0 && w.stderr != nil {
 		fmt.Fprintf(w.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
 		if len(failed) > 0 {

@@ -1,0 +1,82 @@
+package sandbox
+
+// A private temporary directory for the backends that cannot mount one
+// (Landlock, seatbelt, Windows), so that "$TMPDIR" in allow_write means
+// what it means under bwrap: a directory of the run's own, not the host's
+// shared /tmp. A writable root naming a host temporary directory is
+// replaced by a fresh 0700 directory, the command's TMPDIR (TMP, TEMP,
+// TEMPDIR) points at it, and it is removed after the run. Agent socket
+// variables (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS…) naming a socket
+// outside the writable roots are dropped, as bwrap drops them.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// privateTmp is one run's temporary directory.
+type privateTmp struct {
+	Dir   string
+	Roots []string // the writable roots, host temporary directories left out
+	Env   []string // the command's environment, pointed at Dir
+}
+
+// isHostTemp reports whether root is one of the host's shared temporary
+// directories (or, from env, the user's own $TMPDIR).
+func isHostTemp(root string, hostTemps []string) bool {
+	for _, t := range hostTemps {
+		if t != "" && filepath.Clean(root) == filepath.Clean(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// newPrivateTmp makes the run's temporary directory under base (resolved,
+// so that rules name the real directory) and rewrites roots and env.
+// hostTemps are the directories a root may name to mean "$TMPDIR".
+func newPrivateTmp(base string, roots, env, hostTemps []string) (*privateTmp, error) {
+	dir, err := os.MkdirTemp(base, "safeexec-tmp-")
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	pt := &privateTmp{Dir: dir}
+	for _, r := range roots {
+		if !isHostTemp(r, hostTemps) {
+			pt.Roots = append(pt.Roots, r)
+		}
+	}
+	keep := append(append([]string(nil), pt.Roots...), dir)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(k) {
+		case "TMPDIR", "TMP", "TEMP", "TEMPDIR":
+			continue
+		}
+		if bwIsAgentVar(k) && !bwSocketInRoots(filepath.ToSlash(v), toSlashAll(keep)) {
+			continue
+		}
+		pt.Env = append(pt.Env, kv)
+	}
+	pt.Env = append(pt.Env, "TMPDIR="+dir, "TMP="+dir, "TEMP="+dir)
+	return pt, nil
+}
+
+func toSlashAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = filepath.ToSlash(p)
+	}
+	return out
+}
+
+// remove deletes the directory and what the command left in it.
+func (pt *privateTmp) remove() {
+	if pt != nil && pt.Dir != "" {
+		os.RemoveAll(pt.Dir)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/safeexec/safeexec/audit"
+	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/envfilter"
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
@@ -56,7 +57,8 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	p.backend, p.out.Sandbox = be, sandbox.Assess(rep, sandbox.Mode(pol.Mode))
 	sandboxed := derr == nil && be.Name() != "none"
 
-	p.out.Verdict = p.classify(sandboxed)
+	env := p.environment()
+	p.out.Verdict = p.classify(env, sandboxed)
 	if derr != nil {
 		p.out.Decision = Blocked
 		p.out.ExitCode = ExitCodeError
@@ -72,8 +74,8 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		return &p.out, err
 	}
 
-	env := p.environment()
 	sp := p.sandboxPolicy()
+	p.agentOutput(sp)
 	if sp.CacheDir != "" {
 		env = sandbox.CacheEnv(sp.CacheDir, env)
 	}
@@ -124,9 +126,9 @@ func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {
 	return be, rep, err
 }
 
-func (p *pipeline) classify(sandboxed bool) risk.Verdict {
+func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {
 	req := p.req
-	rc := riskContext(req.Policy, req.Cwd, p.home, sandboxed)
+	rc := riskContext(req.Policy, req.Cwd, p.home, env, sandboxed)
 	if req.IsScript {
 		return risk.ClassifyScript(req.Script, rc)
 	}
@@ -192,10 +194,14 @@ func (p *pipeline) display() string {
 	return quoteArgv(p.req.Argv)
 }
 
-func (p *pipeline) environment() []string {
-	pol := p.req.Policy
+// filterEnv applies the policy's environment filter.
+func filterEnv(pol *configs.Effective, environ []string) (kept, stripped []string) {
 	f := envfilter.Filter{Names: pol.EnvStrip, Suffixes: pol.EnvStripSuffixes, Keep: pol.EnvKeep}
-	kept, stripped := f.Apply(p.req.Environ)
+	return f.Apply(environ)
+}
+
+func (p *pipeline) environment() []string {
+	kept, stripped := filterEnv(p.req.Policy, p.req.Environ)
 	p.stripped = stripped
 	if len(stripped) > 0 {
 		drop := make(map[string]bool, len(stripped))

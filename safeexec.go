@@ -123,8 +123,17 @@ func (r *Request) notef(format string, args ...any) {
 	fmt.Fprintf(r.Notes, "safeexec: "+format+"\n", args...)
 }
 
-// riskContext builds what the classifier needs from the policy.
-func riskContext(pol *configs.Effective, cwd, home string, sandboxed bool) *risk.Context {
+// riskContext builds what the classifier needs from the policy. env is
+// the environment the command will get (after filtering), so that values
+// the classifier folds ($TMPDIR, $USER) are the ones the command sees and
+// stripped secrets are never folded into a displayed command.
+func riskContext(pol *configs.Effective, cwd, home string, env []string, sandboxed bool) *risk.Context {
+	vars := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			vars[k] = v
+		}
+	}
 	return &risk.Context{
 		Cwd:            cwd,
 		Home:           home,
@@ -139,6 +148,7 @@ func riskContext(pol *configs.Effective, cwd, home string, sandboxed bool) *risk
 		},
 		ReadScript: scriptReader(pol.AllowWrite),
 		Platform:   runtime.GOOS,
+		Env:        vars,
 	}
 }
 
@@ -146,7 +156,8 @@ func riskContext(pol *configs.Effective, cwd, home string, sandboxed bool) *risk
 // sandbox backend named by backend ("none" means unconfined).
 func Classify(req *Request, backend string) risk.Verdict {
 	home, _ := os.UserHomeDir()
-	rc := riskContext(req.Policy, req.Cwd, home, backend != "none" && backend != "")
+	env, _ := filterEnv(req.Policy, req.Environ)
+	rc := riskContext(req.Policy, req.Cwd, home, env, backend != "none" && backend != "")
 	if req.IsScript {
 		return risk.ClassifyScript(req.Script, rc)
 	}

@@ -204,6 +204,7 @@ func (j *judge) verdict(prog *shell.Program) Verdict {
 	}
 	allowed, rules := j.allowRules(prog)
 	v.AllowedByRule, v.AllowRules = allowed, rules
+	v.Wrapper, v.WrapperOutput = prog.Wrapper, prog.WrapperOutput
 	return v
 }
 

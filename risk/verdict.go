@@ -71,6 +71,11 @@ type Verdict struct {
 	AllowedByRule bool `json:"-"`
 	// AllowRules lists the allow patterns that matched, for the audit log.
 	AllowRules []string `json:"-"`
+	// Wrapper names the agent wrapper shape that was recognised
+	// ("claude-code", "gemini-cli"), and WrapperOutput the file that
+	// wrapper writes for the agent to read back (Claude Code's cwd file).
+	Wrapper       string `json:"-"`
+	WrapperOutput string `json:"-"`
 }
 
 // MarshalJSON keeps "reasons" an array even when there are none.

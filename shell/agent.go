@@ -28,6 +28,9 @@ type agentInner struct {
 	src   string
 	err   error
 	stdin *Input
+	// output is the file the wrapper itself writes (Claude Code's cwd
+	// file), "" when it writes none the agent needs back.
+	output string
 }
 
 var (
@@ -77,7 +80,8 @@ func (p *parser) claudeShape(st *syntax.Stmt, src string) *agentInner {
 	}
 	// Tail: && pwd -P >| …/claude-XXXX-cwd
 	last := links[n-1]
-	if last.op != syntax.AndStmt || !isClaudePwd(last.st) {
+	cwdFile, ok := claudePwd(last.st)
+	if last.op != syntax.AndStmt || !ok {
 		return nil
 	}
 	ev := links[n-2]
@@ -115,7 +119,7 @@ func (p *parser) claudeShape(st *syntax.Stmt, src string) *agentInner {
 	if !sawSource {
 		return nil
 	}
-	in := &agentInner{src: text, stdin: &Input{Kind: InputText, TextKnown: true}}
+	in := &agentInner{src: text, stdin: &Input{Kind: InputText, TextKnown: true}, output: cwdFile}
 	if len(text) > MaxScript || nestingDepth(text) > MaxNesting {
 		in.err = errTooComplex
 		return in
@@ -134,24 +138,29 @@ func (tooComplexError) Error() string { return "wrapped command is too large or 
 
 var errTooComplex error = tooComplexError{}
 
-func isClaudePwd(st *syntax.Stmt) bool {
+// claudePwd recognises the wrapper's tail, pwd -P >| /…/claude-XXXX-cwd,
+// and returns the cwd file.
+func claudePwd(st *syntax.Stmt) (string, bool) {
 	if st.Background || st.Negated || len(st.Redirs) != 1 {
-		return false
+		return "", false
 	}
 	ce, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Assigns) > 0 {
-		return false
+		return "", false
 	}
 	ws, ok := litWords(ce.Args)
 	if !ok || len(ws) != 2 || ws[0] != "pwd" || ws[1] != "-P" {
-		return false
+		return "", false
 	}
 	r := st.Redirs[0]
 	if r.Op != syntax.RdrClob || r.N != nil {
-		return false
+		return "", false
 	}
 	t, ok := litWord(r.Word)
-	return ok && path.IsAbs(t) && claudeCwdFile.MatchString(path.Base(t))
+	if !ok || !path.IsAbs(t) || !claudeCwdFile.MatchString(path.Base(t)) {
+		return "", false
+	}
+	return path.Clean(t), true
 }
 
 // claudeEval returns the text an eval 'CMD' < /dev/null (or the older

@@ -101,6 +101,7 @@ func Parse(src string, opts Options) (prog *Program) {
 	if err == nil {
 		if inner, name := p.agentShape(f, src); inner != nil {
 			p.prog.Wrapper = name
+			p.prog.WrapperOutput = inner.output
 			fr.src, fr.stdin = inner.src, inner.stdin
 			p.walkStmts(inner.Stmts, sc, fr)
 			if inner.err == errTooComplex {

@@ -19,6 +19,9 @@ type Program struct {
 	// Wrapper names an agent wrapper shape that was recognised and peeled
 	// off ("claude-code", "gemini-cli"); empty otherwise.
 	Wrapper string
+	// WrapperOutput is the file the recognised wrapper writes for the agent
+	// to read back (Claude Code's cwd file), or "".
+	WrapperOutput string
 	// Links maps symbolic links the script creates (ln -s TARGET NAME,
 	// absolute NAME) to their absolute targets, so writes through them
 	// can be judged by where they land.

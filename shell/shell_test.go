@@ -220,6 +220,9 @@ func TestAgentShapes(t *testing.T) {
 	if prog.Wrapper != "claude-code" || !slices.Equal(names(prog), []string{"npm"}) {
 		t.Errorf("claude shape: wrapper %q%s", prog.Wrapper, dump(prog))
 	}
+	if prog.WrapperOutput != "/tmp/claude-f8eb-cwd" {
+		t.Errorf("claude shape: wrapper output %q, want the cwd file", prog.WrapperOutput)
+	}
 	for _, bad := range []string{
 		strings.Replace(claude, "/tmp/claude-f8eb-cwd", "/tmp/x", 1),
 		strings.Replace(claude, "eval 'npm test'", `eval "$X"`, 1),

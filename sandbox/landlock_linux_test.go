@@ -347,11 +347,6 @@ func TestLandlockSignalAndKill(t *testing.T) {
 	}
 }
 
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
-
 // alive reports whether pid runs (a zombie does not count).
 func alive(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -5,8 +5,10 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -219,4 +221,45 @@ func TestResolveExisting(t *testing.T) {
 	if !slices.Contains(denied, filepath.Join(realResolved, ".aws")) || len(denied) != 2 {
 		t.Errorf("expandDenied = %v", denied)
 	}
+}
+
+func TestPrivateTmpSweepsDeadRuns(t *testing.T) {
+	parent := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true:", err)
+	}
+	base, ours := tmpBase(parent)
+	if !ours {
+		t.Fatalf("fresh base %s not usable", base)
+	}
+	stale := filepath.Join(base, strconv.Itoa(dead.Process.Pid)+"-left")
+	live := filepath.Join(base, strconv.Itoa(os.Getpid())+"-other")
+	os.MkdirAll(filepath.Join(stale, "sub"), 0o700)
+	os.MkdirAll(live, 0o700)
+	pt, err := newPrivateTmp(parent, []string{"/w", "/tmp"}, []string{"TMPDIR=/tmp", "HOME=/h"}, []string{"/tmp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pt.remove()
+	if fileExists(stale) {
+		t.Error("a dead run's directory survived")
+	}
+	if !fileExists(live) {
+		t.Error("a live run's directory was removed")
+	}
+	if !slices.Equal(pt.Roots, []string{"/w"}) || !slices.Contains(pt.Env, "TMPDIR="+pt.Dir) || slices.Contains(pt.Env, "TMPDIR=/tmp") {
+		t.Errorf("roots %v env %v", pt.Roots, pt.Env)
+	}
+	// A base planted by someone else (here: a link) is not used.
+	planted := t.TempDir()
+	os.Symlink(t.TempDir(), filepath.Join(planted, filepath.Base(base)))
+	if b, ours := tmpBase(planted); ours || b != planted {
+		t.Errorf("planted base used: %s %v", b, ours)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

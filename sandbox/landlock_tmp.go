@@ -8,12 +8,52 @@ package sandbox
 // TEMPDIR) points at it, and it is removed after the run. Agent socket
 // variables (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS…) naming a socket
 // outside the writable roots are dropped, as bwrap drops them.
+//
+// The run directories live in one per-user directory, named after the pid
+// of the safeexec that made them; each new run removes those whose
+// safeexec is gone (killed before it could clean up).
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
+
+// tmpBase returns the per-user directory for run directories, and whether
+// it is ours to sweep. A directory someone else planted at that name (not
+// ours, not private, a link) is not used: the run directory then goes
+// straight into the temporary directory, unswept.
+func tmpBase(parent string) (string, bool) {
+	name := "safeexec-tmp"
+	if uid := os.Getuid(); uid >= 0 {
+		name += "-" + strconv.Itoa(uid)
+	}
+	base := filepath.Join(parent, name)
+	os.Mkdir(base, 0o700)
+	fi, err := os.Lstat(base)
+	if err != nil || !fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 || !ownedPrivate(fi) {
+		return parent, false
+	}
+	return base, true
+}
+
+// sweepTmp removes run directories left by a safeexec that no longer runs.
+func sweepTmp(base string) {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pidStr, _, ok := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(pidStr)
+		if !ok || err != nil || pid <= 0 || pidAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(base, e.Name()))
+	}
+}
 
 // privateTmp is one run's temporary directory.
 type privateTmp struct {
@@ -36,8 +76,15 @@ func isHostTemp(root string, hostTemps []string) bool {
 // newPrivateTmp makes the run's temporary directory under base (resolved,
 // so that rules name the real directory) and rewrites roots and env.
 // hostTemps are the directories a root may name to mean "$TMPDIR".
-func newPrivateTmp(base string, roots, env, hostTemps []string) (*privateTmp, error) {
-	dir, err := os.MkdirTemp(base, "safeexec-tmp-")
+func newPrivateTmp(parent string, roots, env, hostTemps []string) (*privateTmp, error) {
+	base, ours := tmpBase(parent)
+	prefix := fmt.Sprintf("%d-", os.Getpid())
+	if ours {
+		sweepTmp(base)
+	} else {
+		prefix = "safeexec-tmp-" + prefix
+	}
+	dir, err := os.MkdirTemp(base, prefix)
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func TestWindowsBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	proc.Wait()
-	if !strings.Contains(out.String(), "safeexec-tmp-") {
+	if !strings.Contains(out.String(), "safeexec-tmp") {
 		t.Errorf("TEMP = %q, want a private directory", out.String())
 	}
 

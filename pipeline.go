@@ -55,6 +55,13 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 
 	be, rep, derr := p.detect()
 	p.backend, p.out.Sandbox = be, sandbox.Assess(rep, sandbox.Mode(pol.Mode))
+	for _, c := range rep.Checks {
+		if c.Name == "fallback" && derr == nil {
+			// A weaker sandbox than the platform's best is a decision the
+			// user sees every time, not a silent substitution.
+			req.notef("%s; %s (safeexec doctor says more)", c.Detail, c.Fix)
+		}
+	}
 	sandboxed := derr == nil && be.Name() != "none"
 
 	env := p.environment()

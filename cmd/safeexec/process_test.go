@@ -300,3 +300,61 @@ func TestConcurrentAuditRecords(t *testing.T) {
 		t.Errorf("%d distinct runs recorded, want %d", len(seen), n)
 	}
 }
+
+// TestAuditFollow starts `audit --follow` and expects the record of a run
+// that happens afterwards.
+func TestAuditFollow(t *testing.T) {
+	needBwrap(t)
+	bin := binary(t)
+	env, dir := hermetic(t)
+	follow := exec.Command(bin, "audit", "--follow", "--json")
+	follow.Env, follow.Dir = env, dir
+	stdout, err := follow.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer follow.Process.Kill()
+	// Follow reports records appended after it starts: keep running until
+	// one arrives, then check it is ours.
+	lines := make(chan string, 16)
+	go func() {
+		r := bufio.NewReader(stdout)
+		for {
+			l, err := r.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- l
+		}
+	}()
+	deadline := time.After(30 * time.Second)
+	for i := 0; ; i++ {
+		run := exec.Command(bin, "--", "echo", fmt.Sprintf("followed-%d", i))
+		run.Env, run.Dir = env, dir
+		if out, err := run.CombinedOutput(); err != nil {
+			t.Fatalf("run: %v: %s", err, out)
+		}
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("audit --follow ended")
+			}
+			if !strings.Contains(l, `"followed-`) || !strings.Contains(l, `"decision":"allowed"`) {
+				t.Fatalf("unexpected record %q", l)
+			}
+			follow.Process.Signal(syscall.SIGTERM)
+			follow.Wait()
+			if code := follow.ProcessState.ExitCode(); code != 0 {
+				t.Errorf("audit --follow exited %d after SIGTERM, want 0", code)
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no record reached audit --follow")
+		}
+	}
+}

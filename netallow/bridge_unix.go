@@ -33,21 +33,37 @@ func RunBridge(args []string) int {
 		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
 		return 125
 	}
-	httpLn, err := listenLoopback()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
-		return 125
+	if cfg.tty {
+		// Make standard input, a terminal safeexec made for this run, our
+		// controlling terminal: the sandbox started us in a session of
+		// its own without one, which leaves editors, pagers and password
+		// prompts with no /dev/tty. The command then gets its foreground.
+		if _, err := unix.Setsid(); err != nil {
+			fmt.Fprintf(os.Stderr, "safeexec: terminal: setsid: %v\n", err)
+			return 125
+		}
+		if err := unix.IoctlSetInt(0, unix.TIOCSCTTY, 0); err != nil {
+			fmt.Fprintf(os.Stderr, "safeexec: terminal: %v\n", err)
+			return 125
+		}
 	}
-	socksPort := 0
-	var socksLn net.Listener
-	if cfg.socksSock != "" {
-		if socksLn, err = listenLoopback(); err != nil {
+	env := os.Environ()
+	var httpLn, socksLn net.Listener
+	if cfg.httpSock != "" {
+		if httpLn, err = listenLoopback(); err != nil {
 			fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
 			return 125
 		}
-		socksPort = socksLn.Addr().(*net.TCPAddr).Port
+		socksPort := 0
+		if cfg.socksSock != "" {
+			if socksLn, err = listenLoopback(); err != nil {
+				fmt.Fprintf(os.Stderr, "safeexec: network bridge: %v\n", err)
+				return 125
+			}
+			socksPort = socksLn.Addr().(*net.TCPAddr).Port
+		}
+		env = WithProxyEnv(env, httpLn.Addr().(*net.TCPAddr).Port, socksPort)
 	}
-	env := WithProxyEnv(os.Environ(), httpLn.Addr().(*net.TCPAddr).Port, socksPort)
 
 	path, code, err := lookPath(cfg.argv[0], env)
 	if err != nil {
@@ -99,7 +115,9 @@ func RunBridge(args []string) int {
 		signal.Ignore(syscall.SIGTTOU)
 		defer unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, ownPgrp)
 	}
-	go bridgeAccept(httpLn, cfg.httpSock)
+	if httpLn != nil {
+		go bridgeAccept(httpLn, cfg.httpSock)
+	}
 	if socksLn != nil {
 		go bridgeAccept(socksLn, cfg.socksSock)
 	}

@@ -97,10 +97,19 @@ func BridgeArgs(httpSock, socksSock string) []string {
 	return args
 }
 
+// TTYArg, added to the bridge's arguments, asks it to make its standard
+// input (a terminal safeexec made for the run) the controlling terminal of
+// the command. With TTYArg and no sockets the bridge is only that
+// terminal's supervisor: `safeexec __bridge --tty -- CMD ARGS...`.
+const TTYArg = "--tty"
+
 // bridgeConfig is what RunBridge reads from its arguments.
 type bridgeConfig struct {
 	httpSock, socksSock string
-	argv                []string
+	// tty: standard input is a terminal to make the controlling terminal
+	// (the supervisor may then run without any socket).
+	tty  bool
+	argv []string
 }
 
 // parseBridgeArgs reads BridgeArgs' output followed by "--" and the command.
@@ -113,10 +122,12 @@ func parseBridgeArgs(args []string) (bridgeConfig, error) {
 			if len(c.argv) == 0 {
 				return c, errBridgeUsage("no command after --")
 			}
-			if c.httpSock == "" {
+			if c.httpSock == "" && (c.socksSock != "" || !c.tty) {
 				return c, errBridgeUsage("--http is required")
 			}
 			return c, nil
+		case "--tty":
+			c.tty = true
 		case "--http", "--socks":
 			if i+1 >= len(args) || args[i+1] == "" {
 				return c, errBridgeUsage(a + " needs a socket path")

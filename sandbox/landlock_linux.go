@@ -398,6 +398,7 @@ func (st *llStart) inThread() (Process, error) {
 				ExtraFiles: c.ExtraFiles,
 				SysProcAttr: &syscall.SysProcAttr{
 					Setsid:    true,
+					Setctty:   c.Terminal,
 					Pdeathsig: syscall.SIGKILL,
 				},
 				WaitDelay: 2 * time.Second,
@@ -504,6 +505,7 @@ func (st *llStart) reexec() (Process, error) {
 		ExtraFiles: append(append([]*os.File(nil), c.ExtraFiles...), childSock),
 		SysProcAttr: &syscall.SysProcAttr{
 			Setsid:    true,
+			Setctty:   c.Terminal,
 			Pdeathsig: syscall.SIGKILL,
 		},
 		// A daemon that escaped the session sweep may hold a copied

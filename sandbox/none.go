@@ -41,7 +41,7 @@ func (noneBackend) Start(p *Policy, c *Command) (Process, error) {
 		Stderr:     c.Stderr,
 		ExtraFiles: c.ExtraFiles,
 	}
-	cmd.SysProcAttr = noneSysProcAttr()
+	cmd.SysProcAttr = noneSysProcAttr(c)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("sandbox none: start %s: %w", c.Argv[0], err)
 	}

@@ -16,7 +16,7 @@ func isExecutable(p string, fi fs.FileInfo) bool {
 	return false
 }
 
-func noneSysProcAttr() *syscall.SysProcAttr { return nil }
+func noneSysProcAttr(*Command) *syscall.SysProcAttr { return nil }
 
 func signalGroup(p *os.Process, sig os.Signal) error { return p.Signal(sig) }
 

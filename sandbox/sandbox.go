@@ -89,6 +89,11 @@ type Command struct {
 	Stderr io.Writer
 	// ExtraFiles are passed through as in os/exec.
 	ExtraFiles []*os.File
+	// Terminal says Stdin is a terminal safeexec made for this run (a
+	// pseudo-terminal relayed to the user's): the command gets it as its
+	// controlling terminal, in a session of its own, so editors, pagers
+	// and password prompts find /dev/tty.
+	Terminal bool
 }
 
 // Backend turns a Policy and a Command into a confined, started process.

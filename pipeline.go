@@ -15,6 +15,7 @@ import (
 	"github.com/safeexec/safeexec/audit"
 	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/envfilter"
+	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
 )
@@ -101,6 +102,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		}
 		defer p.network.close()
 	}
+	tty := p.terminal(sp, cmd)
 
 	// Catch the signals before the command exists: one that arrives while
 	// it starts is delivered once it runs, instead of killing safeexec.
@@ -109,13 +111,55 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	defer signal.Stop(sigc)
 	proc, err := be.Start(sp, cmd)
 	if err != nil {
+		if tty != nil {
+			tty.abort()
+		}
 		p.out.ExitCode = ExitCodeError
 		p.finish()
 		return &p.out, fmt.Errorf("start %s sandbox: %w", be.Name(), err)
 	}
+	if tty != nil {
+		tty.closeSlave()
+		tty.start()
+	}
 	p.wait(ctx, proc, sigc)
+	if tty != nil {
+		tty.finish()
+	}
 	p.finish()
 	return &p.out, nil
+}
+
+// terminal gives an interactive command a pseudo-terminal of its own when
+// safeexec runs on one (see ptyRelay), and tells the sandbox to make it
+// the command's controlling terminal.
+func (p *pipeline) terminal(sp *sandbox.Policy, cmd *sandbox.Command) *ptyRelay {
+	switch p.backend.Name() {
+	case "none", "landlock":
+	case "bwrap":
+		// The in-sandbox supervisor (the bridge) takes the terminal.
+		if len(sp.Network.Bridge) == 0 {
+			return nil
+		}
+	default:
+		return nil
+	}
+	r, err := openPTY(p.req.Stdin, p.req.Stdout)
+	if err != nil {
+		p.req.notef("no terminal for the command: %v", err)
+		return nil
+	}
+	if r == nil {
+		return nil
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Terminal = r.slave, r.slave, true
+	if f, ok := p.req.Stderr.(*os.File); ok && isTerminal(f) {
+		cmd.Stderr = r.slave
+	}
+	if p.backend.Name() == "bwrap" {
+		sp.Network.Bridge = append(sp.Network.Bridge, netallow.TTYArg)
+	}
+	return r
 }
 
 func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {

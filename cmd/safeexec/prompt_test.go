@@ -21,6 +21,7 @@ import (
 type ptyTerminal struct {
 	ptmx   *os.File
 	answer string
+	cue    string
 
 	mu   sync.Mutex
 	seen bytes.Buffer
@@ -41,7 +42,7 @@ func (tm *ptyTerminal) run() {
 			for i := 0; i < bytes.Count(buf[:n], []byte("\x1b[6n")); i++ {
 				tm.ptmx.Write([]byte("\x1b[1;1R"))
 			}
-			if !answered && strings.Contains(text, "Run it?") {
+			if !answered && strings.Contains(text, tm.cue) {
 				answered = true
 				time.Sleep(50 * time.Millisecond)
 				tm.ptmx.Write([]byte(tm.answer))
@@ -63,6 +64,14 @@ func (tm *ptyTerminal) output() string {
 // and stdin from /dev/null, so the answer can only come from the terminal.
 func runWithTerminal(t *testing.T, answer string, args ...string) (code int, tty string, stdout, stderr string) {
 	t.Helper()
+	return runOnTerminal(t, answer, "Run it?", false, args...)
+}
+
+// runOnTerminal starts safeexec with a pty as its controlling terminal;
+// with stdio true the pty is also its stdin, stdout and stderr, as in an
+// interactive shell. The terminal types answer once it has shown cue.
+func runOnTerminal(t *testing.T, answer, cue string, stdio bool, args ...string) (code int, tty string, stdout, stderr string) {
+	t.Helper()
 	bin := binary(t)
 	env, dir := hermetic(t)
 	ptmx, pts, err := pty.Open()
@@ -76,11 +85,16 @@ func runWithTerminal(t *testing.T, answer string, args ...string) (code int, tty
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &so, &se
 	cmd.ExtraFiles = []*os.File{pts}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 3}
+	if stdio {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+		cmd.ExtraFiles = nil
+		cmd.SysProcAttr.Ctty = 0
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pts.Close()
-	tm := &ptyTerminal{ptmx: ptmx, answer: answer, done: make(chan struct{})}
+	tm := &ptyTerminal{ptmx: ptmx, answer: answer, cue: cue, done: make(chan struct{})}
 	go tm.run()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -128,4 +142,36 @@ func TestPromptNeverForRisky(t *testing.T) {
 	if strings.Contains(tty, "Run it?") {
 		t.Errorf("a risky command was offered for confirmation: %q", tty)
 	}
+}
+
+// TestInteractiveTerminal: run from a terminal, the command gets a
+// terminal of its own: /dev/tty works (editors, pagers, password prompts),
+// typed input reaches it, and ^C typed on the terminal interrupts it.
+func TestInteractiveTerminal(t *testing.T) {
+	needBwrap(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, net := range []string{"", "--no-network"} {
+			if backend == "bwrap" && net == "--no-network" {
+				continue // the supervisor that takes the terminal runs only with the network bridge today
+			}
+			t.Run(backend+net, func(t *testing.T) {
+				args := []string{"--sandbox", backend}
+				if net != "" {
+					args = append(args, net)
+				}
+				args = append(args, "--", "sh", "-c", `printf 'name? ' > /dev/tty; read x < /dev/tty; echo "got <$x>"; test -t 1 && echo stdout-is-a-terminal`)
+				code, tty, _, _ := runOnTerminal(t, "abc\r", "name?", true, args...)
+				if code != 0 || !strings.Contains(tty, "got <abc>") || !strings.Contains(tty, "stdout-is-a-terminal") {
+					t.Fatalf("exit %d, terminal %q", code, tty)
+				}
+			})
+		}
+	}
+	t.Run("interrupt", func(t *testing.T) {
+		code, tty, _, _ := runOnTerminal(t, "\x03", "ready", true,
+			"--", "sh", "-c", `trap 'echo "caught INT"; exit 3' INT; echo ready; while :; do sleep 0.05; done`)
+		if code != 3 || !strings.Contains(tty, "caught INT") {
+			t.Fatalf("exit %d, terminal %q", code, tty)
+		}
+	})
 }

@@ -24,9 +24,6 @@ type bwrapHost struct {
 	UID, GID int
 	// FS answers Lstat and Readlink for host paths.
 	FS hostFS
-	// NoPlaceholder lists paths whose placeholder could not be created:
-	// they are left alone (see the Limits in doc.go).
-	NoPlaceholder map[string]bool
 }
 
 // hostFS is the part of the host file system bwrapArgs looks at.
@@ -46,13 +43,21 @@ type bwrapFDs struct {
 	Block   int // --block-fd
 }
 
-// placeholder is a host path that did not exist and that safeexec creates
-// for the duration of a run, so that a mount can hide or protect it. Dir
-// tells whether it is created as a directory or as an empty file.
-type placeholder struct {
-	Path string
-	Dir  bool
+// watchPath is a protected or masked path that did not exist when the run
+// was planned and lies inside a writable root: nothing is mounted there
+// (a mount needs something to sit on, and a placeholder on the host would
+// show up in every "git status"), so the command can create it, and
+// whatever it created is taken away once the sandbox is gone.
+type watchPath struct {
+	// Root is the writable root (resolved) that holds the path.
+	Root string
+	// Rel is the path below Root, slash-separated. Every component but
+	// the last may be missing too (~/.config for ~/.config/gh).
+	Rel string
 }
+
+// Path is the host path.
+func (w watchPath) Path() string { return path.Join(w.Root, w.Rel) }
 
 // bwRootSecrets are paths only root may read. When safeexec runs as root the
 // command's files are owned by its own (mapped) uid, so owner-only modes no
@@ -107,11 +112,9 @@ var bwHostTempDirs = []string{"/tmp", "/var/tmp"}
 type bwrapPlan struct {
 	// Args are bwrap's arguments, the command included.
 	Args []string
-	// Placeholders must exist on the host while the sandbox runs.
-	Placeholders []placeholder
-	// Targets are existing paths that masks and protections are mounted
-	// on (some may be other runs' placeholders).
-	Targets []string
+	// Watch are the missing protected and masked paths inside writable
+	// roots, to be checked once the sandbox is gone.
+	Watch []watchPath
 	// Env is the command's environment.
 	Env []string
 }
@@ -119,19 +122,11 @@ type bwrapPlan struct {
 // bwrapArgs plans bwrap's arguments for running argv confined by p. It
 // fails when the policy cannot be expressed, never by weakening it.
 func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwrapPlan, error) {
-	args, ph, targets, outEnv, err := bwrapPlanArgs(p, h, fds, argv, env)
-	if err != nil {
-		return nil, err
-	}
-	return &bwrapPlan{Args: args, Placeholders: ph, Targets: targets, Env: outEnv}, nil
-}
-
-func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (args []string, ph []placeholder, targets []string, outEnv []string, err error) {
 	if p == nil {
-		return nil, nil, nil, nil, errors.New("bwrap: no policy")
+		return nil, errors.New("bwrap: no policy")
 	}
 	if len(argv) == 0 {
-		return nil, nil, nil, nil, errors.New("bwrap: empty command")
+		return nil, errors.New("bwrap: empty command")
 	}
 	mode := p.Mode
 	switch mode {
@@ -139,24 +134,24 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 		mode = Compat
 	case Strict, Compat, Permissive:
 	default:
-		return nil, nil, nil, nil, fmt.Errorf("bwrap: unknown mode %q", p.Mode)
+		return nil, fmt.Errorf("bwrap: unknown mode %q", p.Mode)
 	}
 	if !path.IsAbs(p.Cwd) {
-		return nil, nil, nil, nil, fmt.Errorf("bwrap: working directory %q is not absolute", p.Cwd)
+		return nil, fmt.Errorf("bwrap: working directory %q is not absolute", p.Cwd)
 	}
 	for _, list := range [][]string{p.WritableRoots, p.DenyRead} {
 		for _, e := range list {
 			if !path.IsAbs(e) {
-				return nil, nil, nil, nil, fmt.Errorf("bwrap: policy path %q is not absolute", e)
+				return nil, fmt.Errorf("bwrap: policy path %q is not absolute", e)
 			}
 		}
 	}
 	if p.CacheDir != "" && !path.IsAbs(p.CacheDir) {
-		return nil, nil, nil, nil, fmt.Errorf("bwrap: cache directory %q is not absolute", p.CacheDir)
+		return nil, fmt.Errorf("bwrap: cache directory %q is not absolute", p.CacheDir)
 	}
 	b := &bwBuilder{h: h, mode: mode}
 
-	args = []string{
+	args := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--unshare-net", "--unshare-cgroup-try",
@@ -203,9 +198,9 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 	// Writable roots.
 	roots := b.writableRoots(p)
 	if cwd, ok := b.resolve(p.Cwd); !ok || b.kind(cwd) != fs.ModeDir {
-		return nil, nil, nil, nil, fmt.Errorf("bwrap: working directory %s does not exist", p.Cwd)
+		return nil, fmt.Errorf("bwrap: working directory %s does not exist", p.Cwd)
 	} else if mode == Strict && !bwVisibleInStrict(cwd, roots, p.CacheDir) {
-		return nil, nil, nil, nil, fmt.Errorf("bwrap: strict mode shows only the first writable root, and the working directory %s is not inside it", p.Cwd)
+		return nil, fmt.Errorf("bwrap: strict mode shows only the first writable root, and the working directory %s is not inside it", p.Cwd)
 	}
 	for _, r := range roots {
 		if mode != Permissive {
@@ -214,7 +209,7 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 	}
 	if p.CacheDir != "" {
 		if b.kind(p.CacheDir) != fs.ModeDir {
-			return nil, nil, nil, nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
+			return nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
 		}
 		if mode != Permissive {
 			args = append(args, "--bind", p.CacheDir, p.CacheDir)
@@ -222,13 +217,13 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 	}
 	if p.Network.Enabled {
 		if p.Network.ProxyDir == "" || !path.IsAbs(p.Network.ProxyDir) {
-			return nil, nil, nil, nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
+			return nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
 		}
 		if len(p.Network.Bridge) == 0 {
-			return nil, nil, nil, nil, errors.New("bwrap: network enabled but no bridge command")
+			return nil, errors.New("bwrap: network enabled but no bridge command")
 		}
 		if b.kind(p.Network.ProxyDir) != fs.ModeDir {
-			return nil, nil, nil, nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
+			return nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
 		}
 		args = append(args, "--ro-bind", p.Network.ProxyDir, p.Network.ProxyDir)
 		// The bridge is safeexec itself, which may live where the sandbox
@@ -252,7 +247,12 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 	dw := b.denyWrite(p, protectRoots, mode == Permissive)
 	args = append(args, dw...)
 
-	// Masks come last so that nothing bound above can uncover them.
+	// Masks come last so that nothing bound above can uncover them. A
+	// missing masked path is watched where the command could create it.
+	b.writable = protectRoots
+	if p.CacheDir != "" {
+		b.writable = append(b.writable, p.CacheDir)
+	}
 	for _, d := range p.DenyRead {
 		args = append(args, b.denyRead(d)...)
 	}
@@ -280,16 +280,16 @@ func bwrapPlanArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (a
 		args = append(args, "--")
 	}
 	args = append(args, argv...)
-	return args, b.placeholders, b.targets, bwrapEnv(env, sockRoots), nil
+	return &bwrapPlan{Args: args, Watch: b.watch, Env: bwrapEnv(env, sockRoots)}, nil
 }
 
 type bwBuilder struct {
-	h            *bwrapHost
-	mode         Mode
-	placeholders []placeholder
-	seen         map[string]bool // placeholder paths
-	targets      []string
-	stats        map[string]fs.FileMode // lstat results, ModeIrregular: missing
+	h        *bwrapHost
+	mode     Mode
+	writable []string // where a missing masked path is watched
+	watch    []watchPath
+	watched  map[string]bool        // by host path
+	stats    map[string]fs.FileMode // lstat results, ModeIrregular: missing
 }
 
 // lstat asks the host once per path and plan: resolving the deny lists
@@ -316,11 +316,6 @@ func (b *bwBuilder) kind(p string) fs.FileMode {
 		return fs.ModeIrregular // "missing" for our purposes
 	}
 	return m
-}
-
-func (b *bwBuilder) exists(p string) bool {
-	_, ok := b.lstat(p)
-	return ok
 }
 
 // systemBind shows one strict-mode system directory, keeping symlinks
@@ -448,77 +443,59 @@ func pathDepth(p string) int {
 func (b *bwBuilder) mask(p string) []string {
 	switch k := b.kind(p); {
 	case k == fs.ModeDir:
-		b.targets = append(b.targets, p)
 		return []string{"--perms", "0555", "--tmpfs", p}
 	case k == fs.ModeIrregular, k == fs.ModeSymlink:
 		return nil
 	default:
-		b.targets = append(b.targets, p)
 		return []string{"--ro-bind", "/dev/null", p}
 	}
 }
 
 // denyRead masks one deny_read entry: the path its symlinks lead to, so a
-// credential path that is a link hides its target too. A missing entry gets
-// a placeholder in its nearest existing directory, so that a file created
-// there during the run stays hidden.
+// credential path that is a link hides its target too. A missing entry is
+// not mounted on: outside the writable roots the command cannot create it
+// (the file system is read-only there); inside one it is watched.
 func (b *bwBuilder) denyRead(d string) []string {
 	real, ok := b.resolve(d)
 	if ok {
 		return b.mask(real)
 	}
-	first, ok := b.firstMissing(real)
-	if !ok {
-		return nil
-	}
-	// A missing intermediate component (~/.config for ~/.config/gh) is a
-	// directory, so host programs can go on using it; the entry itself is
-	// an empty file, which is far cheaper to create and remove than a
-	// directory and blocks the name just as well.
-	dir := first != real
-	if !b.addPlaceholder(first, dir) {
-		return nil
-	}
-	if dir {
-		return []string{"--perms", "0555", "--tmpfs", first}
-	}
-	return []string{"--ro-bind", "/dev/null", first}
+	b.watchIn(b.writable, real)
+	return nil
 }
 
-// firstMissing returns the first component of p that does not exist.
-// ok is false when its parent is not an existing directory.
-func (b *bwBuilder) firstMissing(p string) (first string, ok bool) {
-	parent := path.Dir(p)
-	for parent != "/" && !b.exists(parent) {
-		p, parent = parent, path.Dir(parent)
+// watchIn watches the missing path p if it lies below one of roots (the
+// deepest one).
+func (b *bwBuilder) watchIn(roots []string, p string) {
+	best := ""
+	for _, r := range roots {
+		if pathWithin(r, p) && p != r && (best == "" || len(r) > len(best)) {
+			best = r
+		}
 	}
-	if b.kind(parent) != fs.ModeDir {
-		return "", false
+	if best != "" {
+		b.addWatch(best, strings.TrimPrefix(strings.TrimPrefix(p, best), "/"))
 	}
-	return p, true
 }
 
-func (b *bwBuilder) addPlaceholder(p string, dir bool) bool {
-	if b.h.NoPlaceholder[p] {
-		return false
+func (b *bwBuilder) addWatch(root, rel string) {
+	w := watchPath{Root: root, Rel: rel}
+	if b.watched == nil {
+		b.watched = map[string]bool{}
 	}
-	if b.seen == nil {
-		b.seen = map[string]bool{}
+	if b.watched[w.Path()] {
+		return
 	}
-	if b.seen[p] {
-		return true
-	}
-	b.seen[p] = true
-	b.placeholders = append(b.placeholders, placeholder{Path: p, Dir: dir})
-	return true
+	b.watched[w.Path()] = true
+	b.watch = append(b.watch, w)
 }
 
 // denyWrite makes the protected paths read-only inside the writable roots.
 // An existing path is bound read-only onto itself; each directory on the way
 // to it (".git" for ".git/hooks") is bound onto itself too, which makes it a
 // mount point: it can be neither renamed nor removed, so "mv .git .g" and a
-// rebuilt .git/hooks cannot plant a hook. A missing last component gets a
-// placeholder bound read-only.
+// rebuilt .git/hooks cannot plant a hook. A missing last component is
+// watched: what the command creates there does not survive the run.
 func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []string {
 	type op struct {
 		path string
@@ -550,7 +527,6 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 			switch k := b.kind(next); k {
 			case fs.ModeDir:
 				if last {
-					b.targets = append(b.targets, next)
 					add(next, "--ro-bind", next, next)
 					return
 				}
@@ -580,26 +556,16 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 				}
 				return
 			case fs.ModeIrregular: // missing
-				if !last || root == "/" {
-					// No .git at all: nothing to protect yet. Outside the
-					// writable roots (permissive) no placeholders are made.
-					return
+				if last {
+					b.addWatch(root, strings.TrimPrefix(strings.TrimPrefix(next, root), "/"))
 				}
-				dir := false // an empty file blocks a directory name too
-				if !b.addPlaceholder(next, dir) {
-					return
-				}
-				if dir {
-					add(next, "--perms", "0555", "--tmpfs", next)
-				} else {
-					add(next, "--ro-bind", "/dev/null", next)
-				}
+				// Without .git there is nothing to protect yet: a
+				// repository the command creates is its own (doc.go).
 				return
 			default:
 				// A file: the protected path itself, or a ".git" file
 				// pointing at a git directory, which must not be
 				// redirected.
-				b.targets = append(b.targets, next)
 				add(next, "--ro-bind", next, next)
 				return
 			}

@@ -73,18 +73,11 @@ func BenchmarkBwrapBareStrict(b *testing.B) {
 
 func benchBare(b *testing.B, p *Policy) {
 	be := bwBackend(b).(*bwrapBackend)
-	// Plan once with the backend's view, then keep the placeholders for
-	// the whole benchmark so the bare runs see the same file system.
-	g := newPlaceholderGuard()
 	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
 	plan, err := bwrapArgs(p, host, bwrapFDs{}, []string{"/bin/true"}, bwEnv)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, _, err := g.create(plan.Placeholders); err != nil {
-		b.Fatal(err)
-	}
-	defer g.release()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c := exec.Command(be.path, plan.Args...)
@@ -106,6 +99,10 @@ func benchOverhead(b *testing.B, m Mode) {
 	p.Mode = m
 	be := bwBackend(b).(*bwrapBackend)
 	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
+	plan, err := bwrapArgs(p, host, bwrapFDs{}, []string{"/bin/true"}, bwEnv)
+	if err != nil {
+		b.Fatal(err)
+	}
 	cmd := &Command{Argv: []string{"/bin/true"}, Env: bwEnv}
 	var ours, bare []time.Duration
 	b.ResetTimer()
@@ -120,18 +117,6 @@ func benchOverhead(b *testing.B, m Mode) {
 		}
 		ours = append(ours, time.Since(t0))
 
-		// The bare command needs the same placeholders to mount on;
-		// making them is not timed.
-		b.StopTimer()
-		g := newPlaceholderGuard()
-		plan, err := bwrapArgs(p, host, bwrapFDs{}, []string{"/bin/true"}, bwEnv)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := g.create(plan.Placeholders); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
 		t1 := time.Now()
 		c := exec.Command(be.path, plan.Args...)
 		c.Env = plan.Env
@@ -139,9 +124,6 @@ func benchOverhead(b *testing.B, m Mode) {
 			b.Fatal(err)
 		}
 		bare = append(bare, time.Since(t1))
-		b.StopTimer()
-		g.release()
-		b.StartTimer()
 	}
 	med := func(d []time.Duration) float64 {
 		slices.Sort(d)
@@ -165,23 +147,18 @@ func BenchmarkBwrapPlan(b *testing.B) {
 	}
 }
 
-// BenchmarkPlaceholders creates, locks and removes the default policy's
-// placeholders, as one run does.
-func BenchmarkPlaceholders(b *testing.B) {
+// BenchmarkBwrapSweep is the look after a run at the default policy's
+// missing protected paths, when the command created none of them.
+func BenchmarkBwrapSweep(b *testing.B) {
 	p := benchPolicy(b)
 	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
 	plan, err := bwrapArgs(p, host, bwrapFDs{}, []string{"/bin/true"}, bwEnv)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(plan.Placeholders)), "placeholders")
+	b.ReportMetric(float64(len(plan.Watch)), "watched")
 	for i := 0; i < b.N; i++ {
-		g := newPlaceholderGuard()
-		g.hold(plan.Targets)
-		if _, _, err := g.create(plan.Placeholders); err != nil {
-			b.Fatal(err)
-		}
-		g.release()
+		sweepCreated(plan.Watch, nil)
 	}
 }
 

@@ -53,12 +53,20 @@ func findBwrap() (string, error) {
 	return exec.LookPath("bwrap")
 }
 
+// readSysctl reads a small /proc file with plain system calls: os.ReadFile
+// would also register it with the poller, on every run.
 func readSysctl(p string) (string, bool) {
-	b, err := os.ReadFile(p)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return "", false
 	}
-	return strings.TrimSpace(string(b)), true
+	defer unix.Close(fd)
+	var buf [64]byte
+	n, err := unix.Read(fd, buf[:])
+	if err != nil || n < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(string(buf[:n])), true
 }
 
 // detectBwrap decides whether bwrap can run here, cheaply: it reads a few
@@ -126,16 +134,8 @@ func seccompArchName() string {
 // underSeccomp reports whether this process already runs under a seccomp
 // filter, as in a container.
 func underSeccomp() bool {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return true // cannot tell: probe
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Seccomp:"); ok {
-			return strings.TrimSpace(v) != "0"
-		}
-	}
-	return false
+	mode, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0)
+	return err != nil || mode != 0 // an error: cannot tell, probe
 }
 
 // probeUserns creates the namespaces bwrap needs in a child that then fails
@@ -230,124 +230,96 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 			return nil, fmt.Errorf("sandbox bwrap: create cache directory: %w", err)
 		}
 	}
-
-	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
-
-	// Placeholders, ours or other runs' that we mount on, must not be
-	// removed while this sandbox uses them: lock their entries, then look
-	// again, until the plan is stable.
-	guard := newPlaceholderGuard()
-	fail := func(err error) (Process, error) {
-		guard.release()
-		return nil, err
-	}
-	nFD := 3 + len(c.ExtraFiles)
-	fds := bwrapFDs{Status: nFD, Seccomp: nFD + 1, Sync: nFD + 2}
-	if p.Limits != (Limits{}) {
-		fds.Block = nFD + 3
-	}
-	var plan *bwrapPlan
-	for attempt := 0; ; attempt++ {
-		if attempt == 5 {
-			return fail(errors.New("sandbox bwrap: protected paths keep changing while starting; try again"))
-		}
-		plan, err = bwrapArgs(p, host, fds, c.Argv, c.Env)
-		if err != nil {
-			return fail(fmt.Errorf("sandbox bwrap: %w", err))
-		}
-		if guard.hold(plan.Targets) {
-			continue
-		}
-		failed, again, err := guard.create(plan.Placeholders)
-		if err != nil {
-			return fail(fmt.Errorf("sandbox bwrap: %w", err))
-		}
-		if len(failed) > 0 {
-			// Where safeexec cannot create a file, that path stays
-			// unprotected (doc.go, Limits); plan without it.
-			if host.NoPlaceholder == nil {
-				host.NoPlaceholder = map[string]bool{}
-			}
-			for _, f := range failed {
-				host.NoPlaceholder[f] = true
-			}
-			again = true
-		}
-		if !again {
-			break
-		}
-	}
-	args, env := plan.Args, plan.Env
-
-	// Descriptors: status (bwrap writes), seccomp (bwrap reads), sync
-	// (held by the sandbox's init: EOF when the sandbox is gone), block
-	// (bwrap waits on it before starting the command, so limits can be
-	// set first).
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		return fail(fmt.Errorf("sandbox bwrap: status pipe: %w", err))
-	}
-	seccompR, seccompW, err := os.Pipe()
-	if err != nil {
-		closeAll(statusR, statusW)
-		return fail(fmt.Errorf("sandbox bwrap: seccomp pipe: %w", err))
-	}
-	// The filter is far smaller than a pipe's buffer: write it whole now.
-	if _, err := seccompW.Write(filter); err != nil {
-		closeAll(statusR, statusW, seccompR, seccompW)
-		return fail(fmt.Errorf("sandbox bwrap: write seccomp filter: %w", err))
-	}
-	seccompW.Close()
-	syncR, syncW, err := os.Pipe()
-	if err != nil {
-		closeAll(statusR, statusW, seccompR)
-		return fail(fmt.Errorf("sandbox bwrap: sync pipe: %w", err))
-	}
 	// A run by root with a process limit gets a pids cgroup (limits_linux.go).
 	var cgroup string
 	if p.Limits.Processes > 0 && os.Getuid() == 0 {
 		if cgroup, err = pidsCgroupDir(); err != nil {
-			closeAll(statusR, statusW, seccompR, syncR, syncW)
-			return fail(fmt.Errorf("sandbox bwrap: %w", err))
+			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
-	}
-	// The watchdog removes placeholders (and the cgroup) if safeexec itself
-	// is killed. It starts now, in the background, so that no moment of the
-	// run is uncovered; it waits for EOF on the sync pipe, whose write end
-	// only the sandbox keeps once bwrap has started.
-	guard.watch(syncR, cgroup)
-	extra := append(append([]*os.File(nil), c.ExtraFiles...), statusW, seccompR, syncW)
-	var blockR, blockW *os.File
-	if fds.Block > 0 {
-		blockR, blockW, err = os.Pipe()
-		if err != nil {
-			closeAll(statusR, statusW, seccompR, syncW)
-			return fail(fmt.Errorf("sandbox bwrap: block pipe: %w", err))
-		}
-		extra = append(extra, blockR)
 	}
 
-	cmd := &exec.Cmd{
-		Path:       b.path,
-		Args:       append([]string{"bwrap"}, args...),
-		Env:        env,
-		Stdin:      c.Stdin,
-		Stdout:     c.Stdout,
-		Stderr:     c.Stderr,
-		ExtraFiles: extra,
-		// bwrap must not get the terminal's SIGINT: it would die and take
-		// the sandbox with it before the command's handler ran. safeexec
-		// forwards signals through Signal instead.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	// Descriptors, numbered as bwrap sees them: status (bwrap writes),
+	// seccomp (bwrap reads), sync (held by the sandbox's init: EOF when
+	// the sandbox is gone; only the cgroup's watchdog needs it), block
+	// (bwrap waits on it before starting the command, so limits can be
+	// set first).
+	next := 3 + len(c.ExtraFiles)
+	nextFD := func() int { next++; return next - 1 }
+	fds := bwrapFDs{Status: nextFD(), Seccomp: nextFD()}
+	if cgroup != "" {
+		fds.Sync = nextFD()
 	}
-	if err := cmd.Start(); err != nil {
-		closeAll(statusR, statusW, seccompR, syncW, blockR, blockW)
+	if p.Limits != (Limits{}) {
+		fds.Block = nextFD()
+	}
+	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
+	plan, err := bwrapArgs(p, host, fds, c.Argv, c.Env)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox bwrap: %w", err)
+	}
+
+	var parentEnds, childEnds []*os.File
+	fail := func(err error) (Process, error) {
+		closeAll(parentEnds...)
+		closeAll(childEnds...)
+		return nil, err
+	}
+	pipe := func(what string) (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox bwrap: %s pipe: %w", what, err)
+		}
+		return r, w, nil
+	}
+	statusR, statusW, err := pipe("status")
+	if err != nil {
+		return fail(err)
+	}
+	parentEnds, childEnds = append(parentEnds, statusR), append(childEnds, statusW)
+	seccompR, seccompW, err := pipe("seccomp")
+	if err != nil {
+		return fail(err)
+	}
+	childEnds = append(childEnds, seccompR)
+	// The filter is far smaller than a pipe's buffer: write it whole now.
+	_, err = seccompW.Write(filter)
+	seccompW.Close()
+	if err != nil {
+		return fail(fmt.Errorf("sandbox bwrap: write seccomp filter: %w", err))
+	}
+	var syncR, blockW *os.File
+	if fds.Sync > 0 {
+		r, w, err := pipe("sync")
+		if err != nil {
+			return fail(err)
+		}
+		syncR = r
+		parentEnds, childEnds = append(parentEnds, r), append(childEnds, w)
+	}
+	if fds.Block > 0 {
+		r, w, err := pipe("block")
+		if err != nil {
+			return fail(err)
+		}
+		blockW = w
+		parentEnds, childEnds = append(parentEnds, w), append(childEnds, r)
+	}
+
+	// bwrap must not get the terminal's SIGINT: it would die and take the
+	// sandbox with it before the command's handler ran. safeexec forwards
+	// signals through Signal instead (Setpgid).
+	child, err := forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
+		append(append([]*os.File(nil), c.ExtraFiles...), childEnds...))
+	closeAll(childEnds...)
+	childEnds = nil
+	if err != nil {
 		return fail(fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable))
 	}
-	closeAll(statusW, seccompR, syncW, blockR)
-
-	proc := &bwrapProcess{cmd: cmd, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
-		guard: guard, argv0: c.Argv[0], env: c.Env, cwd: p.Cwd}
+	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
+		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1}
+	if syncR != nil {
+		proc.watchdog = watchCgroup(syncR, cgroup)
+	}
 
 	var first bwrapStatus
 	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {
@@ -361,8 +333,6 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	proc.childPID = *first.ChildPID
 	if fd, err := unix.PidfdOpen(proc.childPID, 0); err == nil {
 		proc.pidfd = fd
-	} else {
-		proc.pidfd = -1
 	}
 	if blockW != nil {
 		err := applyLimits(proc.childPID, p.Limits)
@@ -418,16 +388,16 @@ func closeAll(fs ...*os.File) {
 }
 
 type bwrapProcess struct {
-	cmd      *exec.Cmd
+	child    *forkedChild // bwrap
 	status   *os.File
 	dec      *json.Decoder
-	guard    *placeholderGuard
-	childPID int
-	pidfd    int
+	watch    []watchPath // swept once the sandbox is gone
+	stderr   io.Writer
+	watchdog *cgroupWatchdog
+	childPID int    // the sandbox's init, in the host's pid namespace
+	pidfd    int    // of the sandbox's init, or -1
 	cgroup   string // the pids cgroup of a run by root with a process limit
 	argv0    string
-	env      []string
-	cwd      string
 
 	mu   sync.Mutex
 	done bool
@@ -474,7 +444,7 @@ func (b *bwrapProcess) Kill() error {
 	} else if b.childPID > 0 {
 		syscall.Kill(b.childPID, syscall.SIGKILL)
 	}
-	return b.cmd.Process.Kill()
+	return b.child.kill()
 }
 
 func (b *bwrapProcess) Wait() (Status, error) {
@@ -483,16 +453,17 @@ func (b *bwrapProcess) Wait() (Status, error) {
 }
 
 func (b *bwrapProcess) wait() (Status, error) {
-	werr := b.cmd.Wait()
 	// bwrap returns as soon as the command exits; the sandbox's init then
 	// kills whatever is left. Its pidfd turns readable only once it has
 	// exited, which it does after every other process of its pid
 	// namespace is gone.
+	b.child.waitExited()
 	b.mu.Lock()
 	b.done = true
 	fd := b.pidfd
 	b.pidfd = -1
 	b.mu.Unlock()
+	ws, werr := b.child.reap()
 	if fd >= 0 {
 		waitPidfd(fd)
 		unix.Close(fd)
@@ -513,16 +484,16 @@ func (b *bwrapProcess) wait() (Status, error) {
 		}
 	}
 	b.status.Close()
+	b.child.waitOutput()
 	if b.cgroup != "" {
 		removeCgroup(b.cgroup)
 	}
-	b.guard.release()
+	b.watchdog.stop()
+	sweepCreated(b.watch, b.stderr)
 
-	var ee *exec.ExitError
-	if werr != nil && !errors.As(werr, &ee) {
+	if werr != nil {
 		return Status{ExitCode: 125}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
 	}
-	ps := b.cmd.ProcessState
 	switch {
 	case exitCode >= 0:
 		st := Status{ExitCode: exitCode}
@@ -532,15 +503,15 @@ func (b *bwrapProcess) wait() (Status, error) {
 			st.Signal = exitCode - 128
 		}
 		return st, nil
-	case ps != nil && !ps.Exited():
+	case ws.Signaled():
 		// bwrap itself was killed (Kill, or from outside).
-		return statusOf(ps), nil
-	case b.childPID > 0 && ps != nil && ps.ExitCode() == 1:
+		return Status{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal())}, nil
+	case b.childPID > 0 && ws.ExitStatus() == 1:
 		// The sandbox's process started but no exit code came back: the
 		// command never ran. Either bwrap could not exec it (found on the
 		// host, not inside: strict mode) or a late setup step failed;
 		// bwrap's message on stderr says which.
 		return Status{ExitCode: 127}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
 	}
-	return statusOf(ps), nil
+	return Status{ExitCode: ws.ExitStatus()}, nil
 }

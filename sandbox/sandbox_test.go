@@ -113,7 +113,7 @@ func TestBwrapArgsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args, ph, env := plan.Args, plan.Placeholders, plan.Env
+			args, env := plan.Args, plan.Env
 			var b strings.Builder
 			for i := 0; i < len(args); i++ {
 				// One option with its operands per line.
@@ -126,13 +126,9 @@ func TestBwrapArgsGolden(t *testing.T) {
 				}
 				b.WriteString("\n")
 			}
-			b.WriteString("# placeholders\n")
-			for _, p := range ph {
-				kind := "file"
-				if p.Dir {
-					kind = "dir"
-				}
-				b.WriteString(kind + " " + p.Path + "\n")
+			b.WriteString("# watched (root, path below it)\n")
+			for _, w := range plan.Watch {
+				b.WriteString(w.Root + " " + w.Rel + "\n")
 			}
 			b.WriteString("# env\n" + strings.Join(env, "\n") + "\n")
 			got := b.String()
@@ -323,9 +319,9 @@ func TestBwrapArgsFileRoot(t *testing.T) {
 	if !strings.Contains(a, bind) || strings.Index(a, bind) < strings.Index(a, "--tmpfs /tmp") {
 		t.Errorf("file root not bound after the private /tmp: %s", a)
 	}
-	for _, ph := range plan.Placeholders {
-		if strings.HasPrefix(ph.Path, "/tmp/claude-ab12-cwd/") {
-			t.Errorf("placeholder under a file root: %s", ph.Path)
+	for _, w := range plan.Watch {
+		if strings.HasPrefix(w.Path(), "/tmp/claude-ab12-cwd/") {
+			t.Errorf("watched path under a file root: %s", w.Path())
 		}
 	}
 }

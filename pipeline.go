@@ -138,9 +138,6 @@ func (p *pipeline) terminal(sp *sandbox.Policy, cmd *sandbox.Command) *ptyRelay 
 	case "none", "landlock":
 	case "bwrap":
 		// The in-sandbox supervisor (the bridge) takes the terminal.
-		if len(sp.Network.Bridge) == 0 {
-			return nil
-		}
 	default:
 		return nil
 	}
@@ -157,6 +154,9 @@ func (p *pipeline) terminal(sp *sandbox.Policy, cmd *sandbox.Command) *ptyRelay 
 		cmd.Stderr = r.slave
 	}
 	if p.backend.Name() == "bwrap" {
+		if len(sp.Network.Bridge) == 0 {
+			sp.Network.Bridge = []string{p.self(), "__bridge"}
+		}
 		sp.Network.Bridge = append(sp.Network.Bridge, netallow.TTYArg)
 	}
 	return r

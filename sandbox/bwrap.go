@@ -226,6 +226,8 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 			return nil, fmt.Errorf("bwrap: proxy directory %s does not exist", p.Network.ProxyDir)
 		}
 		args = append(args, "--ro-bind", p.Network.ProxyDir, p.Network.ProxyDir)
+	}
+	if len(p.Network.Bridge) > 0 {
 		// The bridge is safeexec itself, which may live where the sandbox
 		// shows something else (a private /tmp, a masked directory):
 		// bind the binary itself so that it runs whatever is mounted.
@@ -275,7 +277,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 		args = append(args, "--seccomp", strconv.Itoa(fds.Seccomp))
 	}
 	args = append(args, "--")
-	if p.Network.Enabled {
+	if len(p.Network.Bridge) > 0 {
 		args = append(args, p.Network.Bridge...)
 		args = append(args, "--")
 	}

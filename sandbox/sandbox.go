@@ -65,8 +65,10 @@ type Network struct {
 	ProxyHTTPPort  int
 	ProxySOCKSPort int
 	// Bridge is the argv prefix that starts the in-sandbox bridge before
-	// the command, e.g. [safeexec __bridge <config>] (the pipeline adds
-	// "--" and the command).
+	// the command, e.g. [safeexec __bridge <config>] (the backend adds
+	// "--" and the command). Required when Enabled on a backend with a
+	// network namespace; without the network it may still be set, to
+	// supervise the command's terminal (safeexec __bridge --tty).
 	Bridge []string
 }
 

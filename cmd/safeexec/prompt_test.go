@@ -151,9 +151,6 @@ func TestInteractiveTerminal(t *testing.T) {
 	needBwrap(t)
 	for _, backend := range []string{"bwrap", "landlock"} {
 		for _, net := range []string{"", "--no-network"} {
-			if backend == "bwrap" && net == "--no-network" {
-				continue // the supervisor that takes the terminal runs only with the network bridge today
-			}
 			t.Run(backend+net, func(t *testing.T) {
 				args := []string{"--sandbox", backend}
 				if net != "" {

@@ -1,6 +1,7 @@
 package safeexec
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -51,7 +52,15 @@ func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error 
 	sp.Network = sandbox.Network{Enabled: true}
 	if bridged {
 		sp.Network.ProxyDir = p.network.dir
-		sp.Network.Bridge = append([]string{p.self(), "__bridge"}, netallow.BridgeArgs(prx.HTTPSocket(), prx.SOCKSSocket())...)
+		// Allowed loopback ports (a dev server on the host) are forwarded
+		// into the sandbox: there "localhost" is the sandbox's own.
+		fwd := m.LoopbackForwards()
+		sp.Network.Bridge = append([]string{p.self(), "__bridge"}, netallow.BridgeArgs(prx.HTTPSocket(), prx.SOCKSSocket(), fwd...)...)
+		// Where bwrap can run in a network namespace made for it (as
+		// root), the proxy listens in there itself and no bridge starts;
+		// the bridge, when it runs, sets these variables to its own ports.
+		sp.Network.Listen = func() error { return listenInside(prx, fwd) }
+		cmd.Env = netallow.WithProxyEnv(cmd.Env, sandbox.NamespaceHTTPPort, sandbox.NamespaceSOCKSPort)
 		return nil
 	}
 	sp.Network.ProxyHTTPPort = prx.HTTPPort()
@@ -103,6 +112,48 @@ func (n *networkUse) close() {
 	if n.dir != "" {
 		os.RemoveAll(n.dir)
 	}
+}
+
+// listenInside opens the proxy's listeners on the loopback of the network
+// namespace the calling thread is in (the sandbox's, see
+// sandbox.Network.Listen).
+func listenInside(prx *netallow.Proxy, fwd []netallow.Forward) error {
+	lc := net.ListenConfig{KeepAlive: -1}
+	listen := func(network, host string, port int) (net.Listener, error) {
+		return lc.Listen(context.Background(), network, net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	h, err := listen("tcp4", "127.0.0.1", sandbox.NamespaceHTTPPort)
+	if err != nil {
+		return err
+	}
+	if err := prx.AcceptHTTP(h); err != nil {
+		return err
+	}
+	s, err := listen("tcp4", "127.0.0.1", sandbox.NamespaceSOCKSPort)
+	if err != nil {
+		return err
+	}
+	if err := prx.AcceptSOCKS(s); err != nil {
+		return err
+	}
+	for _, f := range fwd {
+		if f.Port == sandbox.NamespaceHTTPPort || f.Port == sandbox.NamespaceSOCKSPort {
+			continue // the proxy's own ports inside
+		}
+		for _, a := range []struct{ network, host string }{{"tcp4", "127.0.0.1"}, {"tcp6", "::1"}} {
+			ln, err := listen(a.network, a.host, f.Port)
+			if err != nil {
+				if a.network == "tcp6" {
+					continue // no IPv6 loopback: IPv4 serves
+				}
+				return fmt.Errorf("forward %s: %w", f, err)
+			}
+			if err := prx.AcceptForward(ln, f.Host, f.Port); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // runtimeDir is where private per-run directories go: $XDG_RUNTIME_DIR

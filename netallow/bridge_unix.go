@@ -3,6 +3,7 @@
 package netallow
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -117,6 +119,16 @@ func RunBridge(args []string) int {
 	}
 	if httpLn != nil {
 		go bridgeAccept(httpLn, cfg.httpSock)
+		for _, f := range cfg.forwards {
+			// A port the command wants for itself is its own business:
+			// one that cannot be taken is simply not forwarded.
+			if ln, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(f.Port))); err == nil {
+				go bridgeForward(ln, cfg.httpSock, f)
+			}
+			if ln, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(f.Port))); err == nil {
+				go bridgeForward(ln, cfg.httpSock, f)
+			}
+		}
 	}
 	if socksLn != nil {
 		go bridgeAccept(socksLn, cfg.socksSock)
@@ -248,6 +260,11 @@ func bridgeConn(c net.Conn, sock string) {
 		return
 	}
 	defer u.Close()
+	bridgeConnOn(c, u)
+}
+
+// bridgeConnOn copies both ways between c and u until both are done.
+func bridgeConnOn(c, u net.Conn) {
 	done := make(chan struct{})
 	go func() {
 		if _, err := io.Copy(u, c); err != nil {
@@ -265,4 +282,51 @@ func bridgeConn(c net.Conn, sock string) {
 		closeWrite(c)
 	}
 	<-done
+}
+
+// bridgeForward serves a forwarded loopback port: each connection becomes
+// a CONNECT to f through the proxy's HTTP socket, decided like any other.
+func bridgeForward(ln net.Listener, sock string, f Forward) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		go func() {
+			defer c.Close()
+			u, err := net.Dial("unix", sock)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			target := f.String()
+			if _, err := io.WriteString(u, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n"); err != nil {
+				return
+			}
+			br := bufio.NewReader(u)
+			status, err := br.ReadString('\n')
+			if err != nil || !strings.HasPrefix(status, "HTTP/1.1 200") {
+				return
+			}
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if line == "\r\n" || line == "\n" {
+					break
+				}
+			}
+			if n := br.Buffered(); n > 0 {
+				pre, _ := br.Peek(n)
+				if _, err := c.Write(pre); err != nil {
+					return
+				}
+			}
+			bridgeConnOn(c, u)
+		}()
+	}
 }

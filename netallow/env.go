@@ -1,6 +1,7 @@
 package netallow
 
 import (
+	"net"
 	"strconv"
 	"strings"
 )
@@ -89,10 +90,13 @@ func isProxyVar(name string) bool {
 // ARGS...`. The socket paths must be the same inside the sandbox as
 // outside (bind the socket directory at its own path). socksSock may be
 // "" for no SOCKS listener.
-func BridgeArgs(httpSock, socksSock string) []string {
+func BridgeArgs(httpSock, socksSock string, forwards ...Forward) []string {
 	args := []string{"--http", httpSock}
 	if socksSock != "" {
 		args = append(args, "--socks", socksSock)
+	}
+	for _, f := range forwards {
+		args = append(args, "--forward", f.String())
 	}
 	return args
 }
@@ -108,8 +112,11 @@ type bridgeConfig struct {
 	httpSock, socksSock string
 	// tty: standard input is a terminal to make the controlling terminal
 	// (the supervisor may then run without any socket).
-	tty  bool
-	argv []string
+	tty bool
+	// forwards are loopback ports served inside, each a CONNECT to the
+	// host's same port through the proxy.
+	forwards []Forward
+	argv     []string
 }
 
 // parseBridgeArgs reads BridgeArgs' output followed by "--" and the command.
@@ -128,6 +135,17 @@ func parseBridgeArgs(args []string) (bridgeConfig, error) {
 			return c, nil
 		case "--tty":
 			c.tty = true
+		case "--forward":
+			if i+1 >= len(args) {
+				return c, errBridgeUsage("--forward needs host:port")
+			}
+			i++
+			host, port, err := net.SplitHostPort(args[i])
+			n, perr := strconv.Atoi(port)
+			if err != nil || perr != nil || n < 1 || n > 65535 || host == "" {
+				return c, errBridgeUsage("--forward " + strconv.Quote(args[i]) + ": want host:port")
+			}
+			c.forwards = append(c.forwards, Forward{Host: host, Port: n})
 		case "--http", "--socks":
 			if i+1 >= len(args) || args[i+1] == "" {
 				return c, errBridgeUsage(a + " needs a socket path")

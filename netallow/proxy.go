@@ -145,6 +145,27 @@ func Start(m *Matcher, o Options) (*Proxy, error) {
 	return p, nil
 }
 
+// AcceptHTTP serves the HTTP proxy on ln as well, and AcceptSOCKS the
+// SOCKS5 server: listeners the caller created elsewhere, such as on the
+// loopback of the sandbox's own network namespace. Close closes them.
+func (p *Proxy) AcceptHTTP(ln net.Listener) error { return p.acceptExtra(ln, p.serveHTTP) }
+
+// AcceptSOCKS: see AcceptHTTP.
+func (p *Proxy) AcceptSOCKS(ln net.Listener) error { return p.acceptExtra(ln, p.serveSOCKS) }
+
+func (p *Proxy) acceptExtra(ln net.Listener, serve func(net.Conn)) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		ln.Close()
+		return errors.New("network proxy: closed")
+	}
+	p.listeners = append(p.listeners, ln)
+	p.mu.Unlock()
+	p.accept(ln, serve)
+	return nil
+}
+
 // privateDir makes sure dir is a directory only this user can enter,
 // creating it when missing, and reports whether it created it.
 func privateDir(dir string) (bool, error) {

@@ -154,9 +154,13 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 	args := []string{
 		"--die-with-parent", "--new-session",
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--unshare-net", "--unshare-cgroup-try",
-		"--disable-userns",
 	}
+	if !p.Network.ownNetns {
+		// Otherwise bwrap already runs in the network namespace made for
+		// this sandbox, where the proxy listens.
+		args = append(args, "--unshare-net")
+	}
+	args = append(args, "--unshare-cgroup-try", "--disable-userns")
 	if h.UID == 0 {
 		args = append(args, "--uid", strconv.Itoa(bwInsideID), "--gid", strconv.Itoa(bwInsideID))
 	}
@@ -215,7 +219,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 			args = append(args, "--bind", p.CacheDir, p.CacheDir)
 		}
 	}
-	if p.Network.Enabled {
+	if p.Network.Enabled && !p.Network.ownNetns {
 		if p.Network.ProxyDir == "" || !path.IsAbs(p.Network.ProxyDir) {
 			return nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
 		}

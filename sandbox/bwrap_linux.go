@@ -253,6 +253,15 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		fds.Block = nextFD()
 	}
 	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
+	// As root, the sandbox can run in a network namespace made here, where
+	// the proxy listens directly: no bridge process inside (a terminal
+	// still needs the bridge as its supervisor).
+	if p.Network.Enabled && p.Network.Listen != nil && !c.Terminal && canMakeNetns() {
+		own := *p
+		own.Network.ownNetns = true
+		own.Network.Bridge = nil
+		p = &own
+	}
 	plan, err := bwrapArgs(p, host, fds, c.Argv, c.Env)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox bwrap: %w", err)
@@ -308,15 +317,33 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	// bwrap must not get the terminal's SIGINT: it would die and take the
 	// sandbox with it before the command's handler ran. safeexec forwards
 	// signals through Signal instead (Setpgid).
-	child, err := forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
-		append(append([]*os.File(nil), c.ExtraFiles...), childEnds...))
+	var child *forkedChild
+	start := func() (err error) {
+		child, err = forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
+			append(append([]*os.File(nil), c.ExtraFiles...), childEnds...))
+		if err != nil {
+			return fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable)
+		}
+		return nil
+	}
+	release := func() {}
+	if p.Network.ownNetns {
+		release, err = netnsThread(func() error {
+			if err := p.Network.Listen(); err != nil {
+				return fmt.Errorf("sandbox bwrap: network: %w", err)
+			}
+			return start()
+		})
+	} else {
+		err = start()
+	}
 	closeAll(childEnds...)
 	childEnds = nil
 	if err != nil {
-		return fail(fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable))
+		return fail(err)
 	}
 	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
-		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1}
+		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release}
 	if syncR != nil {
 		proc.watchdog = watchCgroup(syncR, cgroup)
 	}
@@ -398,6 +425,9 @@ type bwrapProcess struct {
 	pidfd    int    // of the sandbox's init, or -1
 	cgroup   string // the pids cgroup of a run by root with a process limit
 	argv0    string
+	// release ends the thread that holds the sandbox's network namespace
+	// and bwrap's parent-death signal; called once bwrap is gone.
+	release func()
 
 	mu   sync.Mutex
 	done bool
@@ -464,6 +494,7 @@ func (b *bwrapProcess) wait() (Status, error) {
 	b.pidfd = -1
 	b.mu.Unlock()
 	ws, werr := b.child.reap()
+	b.release()
 	if fd >= 0 {
 		waitPidfd(fd)
 		unix.Close(fd)

@@ -70,7 +70,26 @@ type Network struct {
 	// network namespace; without the network it may still be set, to
 	// supervise the command's terminal (safeexec __bridge --tty).
 	Bridge []string
+	// Listen, when set, lets a backend that can create the sandbox's
+	// network namespace itself (bwrap run with CAP_SYS_ADMIN, i.e. as
+	// root) skip the bridge: it calls Listen on a thread inside the new
+	// namespace, loopback up, and Listen creates the proxy's listeners
+	// there at NamespaceHTTPPort and NamespaceSOCKSPort; the command's
+	// environment must already name those ports. Backends that cannot do
+	// this use Bridge instead.
+	Listen func() error
+
+	// ownNetns is set by the bwrap backend when it runs the sandbox in a
+	// network namespace it made (Listen), so bwrap must not make another.
+	ownNetns bool
 }
+
+// The proxy's ports inside a network namespace made for one sandbox (no
+// other program listens there, so fixed ports cannot collide).
+const (
+	NamespaceHTTPPort  = 3128
+	NamespaceSOCKSPort = 1080
+)
 
 // Limits are resource bounds applied to the confined process tree.
 type Limits struct {

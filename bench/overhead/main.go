@@ -27,7 +27,9 @@ func main() {
 	defer os.RemoveAll(tmp)
 	if *bin == "" {
 		*bin = filepath.Join(tmp, "safeexec")
-		out, err := exec.Command("go", "build", "-o", *bin, "./cmd/safeexec").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/safeexec")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			fail("build safeexec: %v\n%s", err, out)
 		}
@@ -43,14 +45,17 @@ func main() {
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
 	)
 
-	se := append([]string{*bin}, strings.Fields(*extra)...)
+	flags := strings.Fields(*extra)
+	se := append([]string{*bin}, flags...)
 	se = append(se, "--", "true")
-	// The bare command: the same namespaces, mounts and writable root that
-	// safeexec sets up, without classification, config, audit or masks.
-	bare := []string{"bwrap", "--die-with-parent", "--new-session",
-		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-		"--bind", work, work, "--chdir", work, "--cap-drop", "ALL", "--", "true"}
+	// The bare command is the bwrap command line safeexec itself runs
+	// (read from /proc while it runs a sleep), with the same namespaces,
+	// mounts and masks, minus the descriptors only safeexec can supply
+	// (status, seccomp filter).
+	bare, err := bwrapLine(append(append([]string{*bin}, flags...), "--", "sleep", "5"), env, work)
+	check(err)
+	bare = append(bare, "true")
+	fmt.Printf("bare bwrap: %d arguments (the same command line as safeexec's, without its descriptors)\n", len(bare))
 
 	for _, argv := range [][]string{se, bare} { // warm up and check both work
 		if out, err := runOnce(argv, env, work); err != nil {
@@ -75,6 +80,57 @@ func main() {
 	fmt.Printf("safeexec %s -- true: median %v  p90 %v\n", *extra, ma, pct(a, 0.9))
 	fmt.Printf("bare bwrap -- true:   median %v  p90 %v\n", mb, pct(b, 0.9))
 	fmt.Printf("ratio (medians):      %.2fx  (+%v)\n", float64(ma)/float64(mb), ma-mb)
+}
+
+// bwrapLine starts argv (safeexec running a sleep), reads the command line
+// of the bwrap it starts, and returns it up to and including the "--" that
+// ends bwrap's options.
+func bwrapLine(argv, env []string, dir string) ([]string, error) {
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env, c.Dir = env, dir
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid ...
+			s := string(stat)
+			i := strings.LastIndexByte(s, ')')
+			if i < 0 || !strings.Contains(s[:i], "(bwrap") {
+				continue
+			}
+			f := strings.Fields(s[i+1:])
+			if len(f) < 2 || f[1] != fmt.Sprint(c.Process.Pid) {
+				continue
+			}
+			raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil {
+				continue
+			}
+			args := strings.Split(strings.TrimSuffix(string(raw), "\x00"), "\x00")
+			var out []string
+			for j := 0; j < len(args); j++ {
+				switch args[j] {
+				case "--json-status-fd", "--seccomp", "--add-seccomp-fd", "--sync-fd", "--block-fd", "--info-fd":
+					j++
+					continue
+				case "--":
+					return append(out, "--"), nil
+				}
+				out = append(out, args[j])
+			}
+			return nil, fmt.Errorf("no -- in bwrap's command line %q", args)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("safeexec started no bwrap within 10s")
 }
 
 func runOnce(argv, env []string, dir string) ([]byte, error) {

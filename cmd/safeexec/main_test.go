@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -85,6 +88,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mode":      cmdMode,
 			"linecount": cmdLinecount,
+			"httpserve": cmdHTTPServe,
 		},
 	})
 }
@@ -112,4 +116,27 @@ func cmdLinecount(ts *testscript.TestScript, neg bool, args []string) {
 	if (fmt.Sprint(n) == args[0]) == neg {
 		ts.Fatalf("%s has %d lines, want %s", args[1], n, args[0])
 	}
+}
+
+// httpserve VAR starts an HTTP server on a free loopback port for the rest
+// of the script and sets $VAR to its port. It answers "hello from the
+// host" and counts requests in $WORK/requests.
+func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: httpserve VAR")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	ts.Check(err)
+	count := ts.MkAbs("requests")
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.OpenFile(count, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err == nil {
+			fmt.Fprintln(f, r.Method, r.URL.Path)
+			f.Close()
+		}
+		fmt.Fprintln(w, "hello from the host")
+	})}
+	go srv.Serve(ln)
+	ts.Defer(func() { srv.Close() })
+	ts.Setenv(args[0], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 }

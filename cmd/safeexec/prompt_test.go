@@ -4,6 +4,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -171,4 +175,38 @@ func TestInteractiveTerminal(t *testing.T) {
 			t.Fatalf("exit %d, terminal %q", code, tty)
 		}
 	})
+}
+
+// TestTerminalNetworkBridge: on a terminal the in-sandbox bridge runs
+// (it supervises the terminal), so this covers the bridge's proxying and
+// loopback port forwarding end to end, next to network.txtar, which covers
+// the proxy listening in the sandbox's namespace directly (as root).
+func TestTerminalNetworkBridge(t *testing.T) {
+	needBwrap(t)
+	hits := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.URL.Path
+		fmt.Fprintln(w, "host says hi")
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port := u.Port()
+	script := `ps -eo args | grep -c '^[^ ]*safeexec __bridge'; curl -fsS http://localhost:` + port + `/fwd; curl -fsS --noproxy "" -x "$http_proxy" http://localhost:` + port + `/proxy; curl -fsS --noproxy "" -x "$http_proxy" http://127.0.0.2:` + port + `/denied || echo refused; echo done`
+	code, tty, _, _ := runOnTerminal(t, "", "\x00never", true, "--allow-domain", "localhost:"+port, "--", "sh", "-c", script)
+	if code != 0 {
+		t.Fatalf("exit %d, terminal %q", code, tty)
+	}
+	for _, want := range []string{"1\r\n", "host says hi\r\nhost says hi\r\n", "refused", "done"} {
+		if !strings.Contains(tty, want) {
+			t.Errorf("terminal output lacks %q: %q", want, tty)
+		}
+	}
+	close(hits)
+	var got []string
+	for h := range hits {
+		got = append(got, h)
+	}
+	if strings.Join(got, ",") != "/fwd,/proxy" {
+		t.Errorf("the host server saw %q, want /fwd and /proxy only", got)
+	}
 }

@@ -21,10 +21,15 @@
 // distinct refusal is noted once on [Options.Log].
 //
 // Inside bwrap's empty network namespace the command cannot reach the
-// proxy's sockets by itself, so safeexec re-executes itself there as a
+// proxy's sockets by itself. Where safeexec can make that namespace itself
+// (as root) the proxy listens on its loopback directly ([Proxy.AcceptHTTP],
+// [Proxy.AcceptSOCKS]); otherwise safeexec re-executes itself there as a
 // small bridge ([RunBridge], argv built with [BridgeArgs]): it listens on
 // 127.0.0.1, forwards to the unix sockets, sets the proxy variables
 // ([ProxyEnv], [WithProxyEnv]), runs the command and returns its status.
+// Allowed loopback entries with one port ([Matcher.LoopbackForwards]) are
+// forwarded into the namespace ([Proxy.AcceptForward], or the bridge's
+// --forward), since "localhost" there is the sandbox's own.
 // There is no resolver inside: a DNS lookup fails and cannot carry data
 // out.
 //

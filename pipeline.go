@@ -119,7 +119,6 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		return &p.out, fmt.Errorf("start %s sandbox: %w", be.Name(), err)
 	}
 	if tty != nil {
-		tty.closeSlave()
 		tty.start()
 	}
 	p.wait(ctx, proc, sigc)

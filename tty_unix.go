@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
 
@@ -27,8 +30,9 @@ type ptyRelay struct {
 	slave  *os.File
 	saved  *term.State
 
-	winch  chan os.Signal
-	copied sync.WaitGroup
+	winch    chan os.Signal
+	copied   sync.WaitGroup
+	draining atomic.Bool
 }
 
 // openPTY returns a relay when stdin and stdout are both terminals, nil
@@ -44,6 +48,10 @@ func openPTY(stdin io.Reader, stdout io.Writer) (*ptyRelay, error) {
 	}
 	master, slave, err := pty.Open()
 	if err != nil {
+		return nil, err
+	}
+	if master, err = pollable(master); err != nil {
+		slave.Close()
 		return nil, err
 	}
 	r := &ptyRelay{host: in, out: out, master: master, slave: slave}
@@ -72,12 +80,31 @@ func (r *ptyRelay) start() {
 	r.copied.Add(1)
 	go func() {
 		defer r.copied.Done()
-		io.Copy(r.out, r.master)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := r.master.Read(buf)
+			if n > 0 {
+				if _, werr := r.out.Write(buf[:n]); werr != nil {
+					return
+				}
+				if r.draining.Load() {
+					r.master.SetReadDeadline(time.Now().Add(drainIdle))
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
 	}()
 }
 
-// closeSlave drops safeexec's own copy of the command's side, so the
-// output copy ends (EIO) once every process holding it is gone.
+// drainIdle is how long the relay waits for more output once the
+// sandbox is gone: what the command wrote last is still in the terminal's
+// buffer then, and Linux may report the hang-up (EIO) before it has been
+// read if the last descriptor of the terminal closes first.
+var drainIdle = 30 * time.Millisecond
+
+// closeSlave drops safeexec's own copy of the command's side.
 func (r *ptyRelay) closeSlave() {
 	if r.slave != nil {
 		r.slave.Close()
@@ -85,11 +112,18 @@ func (r *ptyRelay) closeSlave() {
 	}
 }
 
-// finish waits for the command's last output and restores the user's
-// terminal.
+// finish, called once the sandbox is gone, copies the command's last
+// output and restores the user's terminal. safeexec's own copy of the
+// command's side stays open until then, so the terminal cannot hang up
+// with output unread.
 func (r *ptyRelay) finish() {
-	r.closeSlave()
+	r.draining.Store(true)
+	if err := r.master.SetReadDeadline(time.Now().Add(drainIdle)); err != nil {
+		// Not pollable: end the copy by hanging up instead.
+		r.closeSlave()
+	}
 	r.copied.Wait()
+	r.closeSlave()
 	r.master.Close()
 	if r.winch != nil {
 		signal.Stop(r.winch)
@@ -107,3 +141,19 @@ func (r *ptyRelay) abort() {
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// pollable returns f's descriptor as a file in Go's poller, so reads honour
+// deadlines: pty.Open hands the master back in blocking mode (it used Fd).
+func pollable(f *os.File) (*os.File, error) {
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), nil
+}

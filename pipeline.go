@@ -386,6 +386,7 @@ func (p *pipeline) wait(ctx context.Context, proc sandbox.Process, sigc <-chan o
 		case r := <-done:
 			p.out.ExitCode = r.st.ExitCode
 			p.out.Signal = r.st.Signal
+			p.out.Protected = r.st.Protected
 			if r.err != nil {
 				p.req.notef("wait: %v", r.err)
 				if p.out.ExitCode == 0 {

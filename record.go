@@ -56,6 +56,7 @@ func (p *pipeline) record() *audit.Record {
 	rec.Signal = out.Signal
 	rec.DurationMS = out.Duration.Milliseconds()
 	rec.TimedOut = out.TimedOut
+	rec.Protected = out.Protected
 	rec.Redact(p.secrets)
 	return rec
 }

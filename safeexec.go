@@ -73,6 +73,9 @@ type Outcome struct {
 	Signal     int
 	TimedOut   bool
 	Duration   time.Duration
+	// Protected lists protected paths the command created or changed that
+	// the sandbox took back after the run.
+	Protected []string
 }
 
 // RefusedError is returned when the command was not run because of its

@@ -68,6 +68,9 @@ type Record struct {
 	Signal     int   `json:"signal"`
 	DurationMS int64 `json:"duration_ms"`
 	TimedOut   bool  `json:"timed_out"`
+	// Protected lists protected paths the run created or changed that
+	// were taken back after it (quarantined or restored); omitted when none.
+	Protected []string `json:"protected,omitempty"`
 }
 
 // Reason is one rule that contributed to the tier.

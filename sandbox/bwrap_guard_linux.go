@@ -30,9 +30,9 @@ import (
 // sweepCreated takes away what appeared at the watched paths during the run
 // and reports each on w (nil: not reported). It must run only once the
 // sandbox's processes are gone: nothing may change the paths it walks.
-func sweepCreated(watch []watchPath, w io.Writer) {
+func sweepCreated(watch []watchPath, w io.Writer) (taken []string) {
 	if len(watch) == 0 {
-		return
+		return nil
 	}
 	roots := map[string]int{}
 	defer func() {
@@ -64,6 +64,7 @@ func sweepCreated(watch []watchPath, w io.Writer) {
 		if dfd != rfd {
 			unix.Close(dfd)
 		}
+		taken = append(taken, at)
 		if w == nil {
 			continue
 		}
@@ -76,6 +77,7 @@ func sweepCreated(watch []watchPath, w io.Writer) {
 			fmt.Fprintf(w, "safeexec: the command created %s; moved it to %s\n", what, dst)
 		}
 	}
+	return taken
 }
 
 // openNoFollow opens the directory p (absolute) without following a

@@ -520,14 +520,14 @@ func (b *bwrapProcess) wait() (Status, error) {
 		removeCgroup(b.cgroup)
 	}
 	b.watchdog.stop()
-	sweepCreated(b.watch, b.stderr)
+	taken := sweepCreated(b.watch, b.stderr)
 
 	if werr != nil {
-		return Status{ExitCode: 125}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
+		return Status{ExitCode: 125, Protected: taken}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
 	}
 	switch {
 	case exitCode >= 0:
-		st := Status{ExitCode: exitCode}
+		st := Status{ExitCode: exitCode, Protected: taken}
 		// bwrap reports a command killed by signal N as 128+N, as a shell
 		// does; an exit status in that range is read the same way.
 		if exitCode > 128 && exitCode <= 128+64 {
@@ -536,13 +536,13 @@ func (b *bwrapProcess) wait() (Status, error) {
 		return st, nil
 	case ws.Signaled():
 		// bwrap itself was killed (Kill, or from outside).
-		return Status{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal())}, nil
+		return Status{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal()), Protected: taken}, nil
 	case b.childPID > 0 && ws.ExitStatus() == 1:
 		// The sandbox's process started but no exit code came back: the
 		// command never ran. Either bwrap could not exec it (found on the
 		// host, not inside: strict mode) or a late setup step failed;
 		// bwrap's message on stderr says which.
-		return Status{ExitCode: 127}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
+		return Status{ExitCode: 127, Protected: taken}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
 	}
 	return Status{ExitCode: ws.ExitStatus()}, nil
 }

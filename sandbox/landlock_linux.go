@@ -654,10 +654,13 @@ func (l *landlockProcess) Wait() (Status, error) {
 	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
 		return st, fmt.Errorf("sandbox landlock: wait: %w", err)
 	}
-	if changed, failed := l.guard.restore(); len(changed) > 0 && l.stderr != nil {
-		fmt.Fprintf(l.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
-		if len(failed) > 0 {
-			fmt.Fprintf(l.stderr, "safeexec: could not restore %v: check them before running anything there\n", failed)
+	if changed, failed := l.guard.restore(); len(changed) > 0 {
+		st.Protected = changed
+		if l.stderr != nil {
+			fmt.Fprintf(l.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
+			if len(failed) > 0 {
+				fmt.Fprintf(l.stderr, "safeexec: could not restore %v: check them before running anything there\n", failed)
+			}
 		}
 	}
 	return st, nil

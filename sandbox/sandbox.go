@@ -147,6 +147,10 @@ type Status struct {
 	ExitCode int
 	// Signal is the number of the signal that killed the command, or 0.
 	Signal int
+	// Protected lists protected paths the run created or changed and that
+	// were taken back afterwards (moved to quarantine, removed, restored),
+	// for backends that cannot block them during the run.
+	Protected []string
 }
 
 // ErrUnavailable is wrapped by errors that mean the backend cannot run on

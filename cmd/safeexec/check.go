@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
 )
@@ -52,15 +53,7 @@ func (e *env) checkAction(c *cli.Context) error {
 	}
 	req.Policy = pol
 
-	backend := pol.Backend
-	if backend == "" || backend == "auto" {
-		// Classify as the run would: under the backend that would be
-		// chosen, or unconfined when none can start.
-		backend = "none"
-		if be, _, err := sandbox.Detect("auto"); err == nil && be != nil {
-			backend = be.Name()
-		}
-	}
+	backend := assumedBackend(pol)
 	v := safeexec.Classify(req, backend)
 	if c.Bool("json") {
 		res := checkResult{Tier: v.Tier, Reasons: v.Reasons, Sandbox: backend}
@@ -83,4 +76,17 @@ func (e *env) checkAction(c *cli.Context) error {
 		fmt.Fprintf(e.stdout, "  approved by your allow rules: %q\n", v.AllowRules)
 	}
 	return nil
+}
+
+// assumedBackend is the backend a run would get, for classifying without
+// running: the configured one, or for "auto" the one Detect picks, or
+// none when nothing can start.
+func assumedBackend(pol *configs.Effective) string {
+	if pol.Backend != "" && pol.Backend != "auto" {
+		return pol.Backend
+	}
+	if be, _, err := sandbox.Detect("auto"); err == nil && be != nil {
+		return be.Name()
+	}
+	return "none"
 }

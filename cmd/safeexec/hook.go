@@ -10,7 +10,6 @@ import (
 
 	"github.com/safeexec/safeexec"
 	"github.com/safeexec/safeexec/risk"
-	"github.com/safeexec/safeexec/sandbox"
 )
 
 // maxHookInput bounds what a hook reads from the agent.
@@ -112,14 +111,7 @@ func (e *env) hookDecide(c *cli.Context) (d hookDecision, skip bool) {
 		return hookDecision{"deny", "safeexec: " + err.Error()}, false
 	}
 	req.Policy = pol
-	backend := pol.Backend
-	if backend == "" || backend == "auto" {
-		backend = "none"
-		if be, _, err := sandbox.Detect("auto"); err == nil && be != nil {
-			backend = be.Name()
-		}
-	}
-	v := safeexec.Classify(req, backend)
+	v := safeexec.Classify(req, assumedBackend(pol))
 	switch {
 	case v.AllowedByRule:
 		return hookDecision{"allow", "safeexec: approved by your allow rules"}, false

@@ -131,11 +131,17 @@ func (r *Request) notef(format string, args ...any) {
 // the classifier folds ($TMPDIR, $USER) are the ones the command sees and
 // stripped secrets are never folded into a displayed command.
 func riskContext(pol *configs.Effective, cwd, home string, env []string, sandboxed bool) *risk.Context {
-	vars := make(map[string]string, len(env))
+	vars := make(map[string]string, len(env)+1)
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			vars[k] = v
 		}
+	}
+	if _, ok := vars["TMPDIR"]; !ok && sandboxed && runtime.GOOS != "windows" {
+		// Every backend gives the command a private $TMPDIR, which the
+		// policy's "$TMPDIR" root stands for (configs expands an unset
+		// TMPDIR to /tmp the same way).
+		vars["TMPDIR"] = "/tmp"
 	}
 	return &risk.Context{
 		Cwd:            cwd,

@@ -34,7 +34,7 @@ type checkResult struct {
 }
 
 func (e *env) checkAction(c *cli.Context) error {
-	req := &safeexec.Request{Cwd: e.cwd}
+	req := &safeexec.Request{Cwd: e.cwd, Environ: e.environ}
 	switch {
 	case e.inv.hasArgv && (c.IsSet("c") || c.NArg() > 0):
 		return exitf(safeexec.ExitCodeError, "check takes either -- CMD... or -c SCRIPT, not both")

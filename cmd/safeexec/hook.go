@@ -93,7 +93,7 @@ func (e *env) hookDecide(c *cli.Context) (d hookDecision, skip bool) {
 		}
 		return hookDecision{}, true
 	}
-	req := &safeexec.Request{Cwd: e.cwd}
+	req := &safeexec.Request{Cwd: e.cwd, Environ: e.environ}
 	if in.Cwd != "" && filepath.IsAbs(in.Cwd) {
 		req.Cwd = filepath.Clean(in.Cwd)
 	}

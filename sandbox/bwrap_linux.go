@@ -209,6 +209,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if p == nil || c == nil || len(c.Argv) == 0 {
 		return nil, errors.New("sandbox bwrap: no policy or empty command")
 	}
+	started := coarseNow()
 	// A command that is not there is reported as a shell would, without
 	// starting a sandbox. What exists on the host may still be hidden
 	// inside; Wait maps bwrap's failed exec to 127 then.
@@ -343,7 +344,8 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		return fail(err)
 	}
 	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
-		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release}
+		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release,
+		gitRoots: sweepRoots(p), started: started}
 	if syncR != nil {
 		proc.watchdog = watchCgroup(syncR, cgroup)
 	}
@@ -425,6 +427,10 @@ type bwrapProcess struct {
 	pidfd    int    // of the sandbox's init, or -1
 	cgroup   string // the pids cgroup of a run by root with a process limit
 	argv0    string
+	// gitRoots are swept for nested git directories the run changed
+	// (sweepNestedGit), started is when the run began.
+	gitRoots []string
+	started  time.Time
 	// release ends the thread that holds the sandbox's network namespace
 	// and bwrap's parent-death signal; called once bwrap is gone.
 	release func()
@@ -521,6 +527,7 @@ func (b *bwrapProcess) wait() (Status, error) {
 	}
 	b.watchdog.stop()
 	taken := sweepCreated(b.watch, b.stderr)
+	taken = append(taken, sweepNestedGit(b.gitRoots, b.started, b.stderr)...)
 
 	if werr != nil {
 		return Status{ExitCode: 125, Protected: taken}, fmt.Errorf("sandbox bwrap: wait: %w", werr)

@@ -92,9 +92,15 @@
 //   - Host unix sockets outside /run, /var/run, /tmp, /var/tmp and the
 //     masked paths stay reachable by path when their permissions allow it.
 //   - Protected paths are found at the places the policy names (under each
-//     writable root). A git repository nested deeper than that, or created
-//     during the run (git init, a new sub/.git), is not protected: its
-//     hooks and config are as writable as the rest of the root. A
+//     writable root). A git repository nested below a root (a vendored one,
+//     a submodule's git directory in .git/modules, one created with git
+//     init during the run) is writable during the run; afterwards the
+//     hooks that would run and config that names a command or another
+//     file, which the run created or changed, are moved to quarantine
+//     (sweepNestedGit, both backends). The sweep skips node_modules,
+//     virtualenvs and caches, stops after 50 000 directory entries and 12
+//     levels, does not run after a SIGKILL of safeexec, and judges config
+//     by its keys, so a planted config value it does not know stays. A
 //     protected name that is itself a symlink protects its target; the
 //     link can still be replaced.
 //   - A protected or masked path that does not exist when the run starts

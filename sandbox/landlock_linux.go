@@ -224,6 +224,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if p == nil || c == nil || len(c.Argv) == 0 {
 		return nil, errors.New("sandbox landlock: empty command")
 	}
+	started := coarseNow()
 	mode, err := landlockModeOf(p.Mode)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
@@ -295,6 +296,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	if lp, ok := proc.(*landlockProcess); ok {
 		lp.tmp = tmp
+		lp.gitRoots, lp.started = sweepRoots(p), started
 	} else {
 		tmp.remove()
 	}
@@ -594,6 +596,9 @@ type landlockProcess struct {
 	release chan struct{}
 	// tmp is the run's private temporary directory, removed after it.
 	tmp *privateTmp
+	// gitRoots and started: see sweepNestedGit.
+	gitRoots []string
+	started  time.Time
 
 	mu   sync.Mutex
 	done bool
@@ -654,8 +659,9 @@ func (l *landlockProcess) Wait() (Status, error) {
 	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
 		return st, fmt.Errorf("sandbox landlock: wait: %w", err)
 	}
+	st.Protected = sweepNestedGit(l.gitRoots, l.started, l.stderr)
 	if changed, failed := l.guard.restore(); len(changed) > 0 {
-		st.Protected = changed
+		st.Protected = append(st.Protected, changed...)
 		if l.stderr != nil {
 			fmt.Fprintf(l.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
 			if len(failed) > 0 {

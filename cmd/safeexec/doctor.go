@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -126,7 +128,14 @@ func (e *env) doctorText(pol *configs.Effective, rep sandbox.Report, derr error)
 	for _, x := range pol.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", x)
 	}
-	fmt.Fprintf(w, "  writable: %s\n", strings.Join(pol.AllowWrite, ", "))
+	var writable []string
+	for _, d := range pol.AllowWrite {
+		if d == "/tmp" || d == "/var/tmp" || d == filepath.Clean(os.TempDir()) {
+			d += " (a private temporary directory for each run)"
+		}
+		writable = append(writable, d)
+	}
+	fmt.Fprintf(w, "  writable: %s\n", strings.Join(writable, ", "))
 	fmt.Fprintf(w, "  unreadable: %d paths (deny_read)\n", len(pol.DenyRead))
 	fmt.Fprintf(w, "  read-only inside writable roots: %s\n", strings.Join(pol.DenyWrite, ", "))
 	if pol.NetworkEnabled {

@@ -185,14 +185,14 @@ func (e *env) app() *cli.App {
 	return app
 }
 
-const usageText = `safeexec [flags] -- CMD [ARG...]     run a command
-   safeexec [flags] -c SCRIPT [ARG0 ARG...]   run a script (also -lc, -l -c, -ic, like sh -c)
-   safeexec SCRIPT                      one argument and no --: a script (agent shell-prefix form)
-   safeexec check [--json] [--sandbox B] (-- CMD... | -c SCRIPT)
-   safeexec audit [--json] [-n N] [--since DUR] [--follow]
-   safeexec doctor [--json]
-   safeexec config show [--defaults] | validate [FILE] | path | init [--force]
-   safeexec hook claude|codex|gemini`
+const usageText = `safeexec [flags] -- CMD [ARG...]           run a command
+safeexec [flags] -c SCRIPT [ARG0 ARG...]   run a script (also -lc, -l -c, -ic, like sh -c)
+safeexec SCRIPT                            one argument and no --: a script (agent shell-prefix form)
+safeexec check [--json] [--sandbox B] (-- CMD... | -c SCRIPT)
+safeexec audit [--json] [-n N] [--since DUR] [--follow]
+safeexec doctor [--json]
+safeexec config show [--defaults] | validate [FILE] | path | init [--force]
+safeexec hook claude|codex|gemini`
 
 // loadPolicy reads the configuration with the global flags applied.
 func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {

@@ -77,7 +77,16 @@
 // unshare and clone with namespace flags, keyctl/add_key/request_key, bpf,
 // perf_event_open, userfaultfd, module and kexec calls, open_by_handle_at,
 // ioctl TIOCSTI/TIOCLINUX and socket(AF_VSOCK); clone3 gets ENOSYS so libc
-// falls back to clone, whose flags the filter can read.
+// falls back to clone, whose flags the filter can read. A file mode with
+// the set-user-ID or set-group-ID bit is refused (chmod, fchmod,
+// fchmodat, fchmodat2, open, openat, creat, mknod, mknodat; openat2 gets
+// ENOSYS, its mode being out of the filter's sight): what the command
+// creates in a writable root belongs on the host to the user who ran
+// safeexec, root included, and a set-user-ID shell left there would give
+// that user's rights to whoever runs it later. The Landlock backend adds
+// a socket filter: IP sockets only for TCP and UDP (Landlock's network
+// rules do not see MPTCP, SCTP or families such as SMC that carry TCP
+// themselves), plus AF_UNIX and AF_NETLINK.
 //
 // # Limits
 //
@@ -129,5 +138,8 @@
 //     does: a command that exits 130 on its own is reported as SIGINT.
 //   - RLIMIT_CPU is per process, so a command that keeps forking can use
 //     more CPU in total; use the pipeline's wall-clock timeout.
+//   - The set-ID mode bits cannot be set, on files or directories: a
+//     git repository with core.sharedRepository (which marks its
+//     directories set-group-ID) cannot create new object directories.
 //   - The none backend confines nothing.
 package sandbox

@@ -155,6 +155,34 @@ func gitIntact(t *testing.T, f *escFixture, _ bwResult) {
 
 func noSecret(t *testing.T, _ *escFixture, r bwResult) { t.Helper(); escNoSecret(t, r) }
 
+// escNoSetID fails when a file in the root has the set-user-ID or
+// set-group-ID bit on the host.
+func escNoSetID(t *testing.T, f *escFixture, r bwResult) {
+	t.Helper()
+	if err := noSetID(f.root); err != nil {
+		t.Errorf("%v\nstdout: %s", err, r.stdout)
+	}
+}
+
+// noSetID returns an error naming the files below dir that have the
+// set-user-ID or set-group-ID bit.
+func noSetID(dir string) error {
+	var bad []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+			bad = append(bad, fmt.Sprintf("%s (%v)", p, fi.Mode()))
+		}
+		return nil
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("set-id files on the host: %s", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
 // escMovedAway checks that what the command created at the protected path
 // rel of the root is gone from there, kept in the quarantine, and reported.
 func escMovedAway(rel ...string) func(t *testing.T, f *escFixture, r bwResult) {
@@ -312,17 +340,30 @@ print('keyctl', libc.syscall(250 if __import__('platform').machine() == 'x86_64'
 		{"shared memory", `echo pwned > /dev/shm/safeexec-escape; ls /dev/shm`, func(t *testing.T, _ *escFixture, _ bwResult) {
 			escAbsent(t, "/dev/shm/safeexec-escape")
 		}},
-		{"setuid binary planted for later", `cp /bin/sh ./rootsh && chmod u+s ./rootsh; ls -l ./rootsh`, func(t *testing.T, f *escFixture, _ bwResult) {
-			if fi, err := os.Stat(filepath.Join(f.root, "rootsh")); err == nil && fi.Mode()&os.ModeSetuid != 0 {
-				// A setuid bit set by the sandbox's own uid is harmless
-				// unless that uid is root on the host.
-				var st syscall.Stat_t
-				syscall.Stat(filepath.Join(f.root, "rootsh"), &st)
-				if st.Uid == 0 && os.Getuid() != 0 {
-					t.Errorf("a setuid-root binary was planted")
-				}
-			}
-		}},
+		{"setuid binary planted for later", `cp /bin/sh ./rootsh && chmod u+s ./rootsh; chmod 6755 ./rootsh; ls -l ./rootsh`, escNoSetID},
+		// The files a command creates belong, on the host, to whoever ran
+		// safeexec (root, mapped onto the command's unprivileged uid): a
+		// set-user-ID copy of a shell would give that user's rights to
+		// anyone who runs it later. Every way of setting the bit is tried.
+		{"setuid bit by every call", `python3 -c "
+import os, ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def tryit(name, f):
+    try:
+        f(); print(name, 'set')
+    except OSError as e:
+        print(name, e.errno)
+open('f1', 'w').close(); open('f2', 'w').close(); open('f3', 'w').close()
+tryit('chmod', lambda: os.chmod('f1', 0o4755))
+tryit('fchmod', lambda: os.fchmod(os.open('f2', os.O_RDONLY), 0o2755))
+tryit('fchmodat', lambda: os.chmod('f3', 0o6755, dir_fd=os.open('.', os.O_RDONLY)))
+tryit('open', lambda: os.close(os.open('f4', os.O_CREAT | os.O_WRONLY, 0o4755)))
+tryit('mknod', lambda: os.mknod('f5', 0o104755))
+r = libc.syscall(452, -100, b'f1', 0o4755, 0)
+print('fchmodat2', r, ctypes.get_errno())
+r = libc.syscall(85, b'f6', 0o4755) if os.uname().machine == 'x86_64' else -1
+print('creat', r, ctypes.get_errno())
+"; install -m 4755 /bin/sh f7; cp -p /usr/bin/passwd f8 2>/dev/null; ls -l f*`, escNoSetID},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {

@@ -60,15 +60,18 @@ type landlockSpec struct {
 	// ParentPID lets the child notice that safeexec died before it could
 	// arm the parent-death signal.
 	ParentPID int `json:"ppid"`
-	// NoUnixSockets and NoUDP add a seccomp filter refusing socket(2) for
-	// AF_UNIX, and for UDP over IPv4 and IPv6: what the kernel's Landlock
-	// ABI cannot confine (path unix sockets before ABI 9, UDP before 10).
+	// NoUnixSockets and NoUDP make the socket filter (which always limits
+	// IP sockets to TCP and UDP, the protocols Landlock confines) refuse
+	// AF_UNIX, and UDP over IPv4 and IPv6 as well: what the kernel's
+	// Landlock ABI cannot confine (path unix sockets before ABI 9, UDP
+	// before 10).
 	NoUnixSockets bool `json:"no_unix,omitempty"`
 	NoUDP         bool `json:"no_udp,omitempty"`
 }
 
 // landlockSocketFilter says which socket families the child must refuse
-// with seccomp because the ABI cannot confine them: everything Landlock
+// with seccomp, beyond the IP protocols Landlock never confines (refused
+// in every mode), because the ABI cannot confine them: everything Landlock
 // cannot scope, except in permissive mode, which is labelled weak.
 func landlockSocketFilter(mode Mode, abi int) (noUnix, noUDP bool) {
 	if mode == Permissive {

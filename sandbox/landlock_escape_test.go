@@ -149,6 +149,8 @@ func TestLandlockEscapes(t *testing.T) {
 		}},
 		{name: "mount over a root-owned dir", sh: "unshare -rm sh -c 'mount -t tmpfs none $O && echo x > $O/new'", check: absent(h.outside, "new")},
 
+		{name: "plant a set-user-ID binary", sh: "cp /bin/sh rootsh; chmod 4755 rootsh; cp -p /usr/bin/passwd pw; install -m 2755 /bin/sh gsh; python3 -c \"import os; os.close(os.open('o', os.O_CREAT|os.O_WRONLY, 0o4755)); os.mknod('m', 0o104755)\"", check: func() error { return noSetID(h.root) }},
+
 		// Protected paths inside the root (restored after the run).
 		{name: "plant a git hook", sh: "printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit", check: absent(h.root, ".git/hooks/pre-commit")},
 		{name: "rewrite git config", sh: "printf '[core]\\n\\thooksPath = /tmp/evil\\n' > .git/config", check: unchanged(h.root, ".git/config", "[core]\n")},
@@ -194,6 +196,35 @@ func TestLandlockEscapes(t *testing.T) {
 			}
 			return nil
 		}},
+		// Landlock's TCP rules cover sockets of protocol TCP only: an MPTCP
+		// or SCTP stream socket would connect (and listen) anywhere.
+		{name: "connect over MPTCP and SCTP", argv: []string{py, "-c", fmt.Sprintf(`
+import socket
+for proto in (262, 132):
+    for typ in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET):
+        for fam, addr in ((socket.AF_INET, '127.0.0.1'), (socket.AF_INET6, '::ffff:127.0.0.1')):
+            try:
+                s = socket.socket(fam, typ, proto)
+            except OSError as e:
+                print('socket', proto, typ, e); continue
+            s.settimeout(2)
+            try:
+                s.connect((addr, %d)); print('CONNECTED-%s', proto, typ)
+            except OSError as e:
+                print('connect', proto, typ, e)
+            try:
+                l = socket.socket(fam, typ, proto); l.bind((addr, 0)); l.listen(); print('LISTENING-%s', proto, l.getsockname())
+            except OSError as e:
+                print('listen', proto, typ, e)
+`, h.tcpPort, secret, secret)}, need: needPy(hasPy)},
+		{name: "other socket families", argv: []string{py, "-c", `
+import socket
+for fam in (40, 43, 21, 30, 17):
+    try:
+        socket.socket(fam, socket.SOCK_STREAM, 0); print('OPENED-` + secret + `', fam)
+    except OSError as e:
+        print(fam, e)
+`}, need: needPy(hasPy)},
 		{name: "resolve a name over DNS", argv: []string{py, "-c", "import socket; print(socket.getaddrinfo('example.com', 443)); print('" + secret + "')"}, need: needPy(hasPy)},
 		{name: "connect to a host unix socket", argv: []string{py, "-c", fmt.Sprintf("import socket; s=socket.socket(socket.AF_UNIX); s.connect(%q); print(s.recv(100))", h.unixSock)}, need: needAll(needPy(hasPy), map[bool]string{true: "", false: "path unix sockets are confined from Landlock ABI 9 or by the seccomp filter, neither is here"}[abi >= 9 || landlockSeccomp != nil])},
 	} {

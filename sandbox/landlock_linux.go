@@ -32,8 +32,10 @@ package sandbox
 //     trace them: Landlock scopes ptrace, and signals from ABI 6), shares
 //     SysV IPC, and /dev/shm in compat and permissive mode.
 //   - Network: only TCP is confined (connect to the proxy's ports, no
-//     bind). The rule is per port, not per address: a remote host on the
-//     proxy's port number is reachable. UDP (DNS included) is confined
+//     bind), and IP sockets of any other protocol (MPTCP, SCTP, which
+//     Landlock does not see) or unusual families are refused by the
+//     socket filter. The rule is per port, not per address: a remote host
+//     on the proxy's port number is reachable. UDP (DNS included) is confined
 //     only from ABI 10. Path-named unix sockets can be connected to below
 //     ABI 9 (the seccomp filter decides), abstract ones are scoped from
 //     ABI 6.
@@ -831,9 +833,18 @@ func landlockConfine(spec *landlockSpec, rfd int) error {
 }
 
 // socketFilter is a second seccomp filter, stacked on the shared one (the
-// kernel applies the stricter answer of the two): socket(2) with AF_UNIX,
-// or with AF_INET/AF_INET6 and SOCK_DGRAM, returns EPERM. socketpair(2) is
-// untouched, so pipes between a command's own processes keep working.
+// kernel applies the stricter answer of the two). Landlock's network rules
+// cover TCP only, and only sockets of protocol TCP: a stream socket of
+// another protocol over IP (MPTCP, SCTP) or another family that carries
+// TCP itself (SMC, RDS) connects and binds wherever it likes. So socket(2)
+// is allowed for AF_UNIX (unless noUnix), AF_NETLINK (interface lists,
+// which getaddrinfo reads), and AF_INET/AF_INET6 with SOCK_STREAM and
+// protocol TCP (or 0), or SOCK_DGRAM and protocol UDP (or 0) unless noUDP;
+// anything else over IP returns EPROTONOSUPPORT (Go and most programs then
+// fall back to plain TCP, as on a kernel without MPTCP), AF_UNIX with
+// noUnix and SOCK_DGRAM with noUDP EPERM, every other family
+// EAFNOSUPPORT. socketpair(2) is untouched, so pipes between a command's
+// own processes keep working.
 func socketFilter(noUnix, noUDP bool) ([]unix.SockFilter, error) {
 	arch, err := seccompArch()
 	if err != nil {
@@ -847,28 +858,43 @@ func socketFilter(noUnix, noUDP bool) ([]unix.SockFilter, error) {
 	a.load(seccompArgLow(0))
 	if noUnix {
 		a.jump(unix.BPF_JEQ, unix.AF_UNIX, "eperm", "")
+	} else {
+		a.jump(unix.BPF_JEQ, unix.AF_UNIX, "allow", "")
 	}
+	a.jump(unix.BPF_JEQ, unix.AF_NETLINK, "allow", "")
+	a.jump(unix.BPF_JEQ, unix.AF_INET, "inet", "")
+	a.jump(unix.BPF_JEQ, unix.AF_INET6, "inet", "eafnosupport")
+	a.label("inet")
+	a.load(seccompArgLow(1))
+	// The type carries SOCK_NONBLOCK and SOCK_CLOEXEC above its low
+	// four bits.
+	a.ins = append(a.ins, unix.SockFilter{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: 0xf})
+	a.jump(unix.BPF_JEQ, unix.SOCK_STREAM, "stream", "")
 	if noUDP {
-		a.jump(unix.BPF_JEQ, unix.AF_INET, "inet", "")
-		a.jump(unix.BPF_JEQ, unix.AF_INET6, "inet", "allow")
-		a.label("inet")
-		a.load(seccompArgLow(1))
-		// The type carries SOCK_NONBLOCK and SOCK_CLOEXEC above its low
-		// four bits.
-		a.ins = append(a.ins, unix.SockFilter{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: 0xf})
-		a.jump(unix.BPF_JEQ, unix.SOCK_DGRAM, "eperm", "")
+		a.jump(unix.BPF_JEQ, unix.SOCK_DGRAM, "eperm", "eprotonosupport")
+	} else {
+		a.jump(unix.BPF_JEQ, unix.SOCK_DGRAM, "dgram", "eprotonosupport")
+		a.label("dgram")
+		a.load(seccompArgLow(2))
+		a.jump(unix.BPF_JEQ, 0, "allow", "")
+		a.jump(unix.BPF_JEQ, unix.IPPROTO_UDP, "allow", "eprotonosupport")
 	}
+	a.label("stream")
+	a.load(seccompArgLow(2))
+	a.jump(unix.BPF_JEQ, 0, "allow", "")
+	a.jump(unix.BPF_JEQ, unix.IPPROTO_TCP, "allow", "eprotonosupport")
 	a.label("allow")
 	a.ret(unix.SECCOMP_RET_ALLOW)
 	a.label("eperm")
 	a.ret(seccompErrno(unix.EPERM))
+	a.label("eprotonosupport")
+	a.ret(seccompErrno(unix.EPROTONOSUPPORT))
+	a.label("eafnosupport")
+	a.ret(seccompErrno(unix.EAFNOSUPPORT))
 	return a.resolve()
 }
 
 func installSocketFilter(noUnix, noUDP bool) error {
-	if !noUnix && !noUDP {
-		return nil
-	}
 	prog, err := socketFilter(noUnix, noUDP)
 	if err != nil {
 		return fmt.Errorf("socket filter: %w", err)

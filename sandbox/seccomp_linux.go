@@ -20,6 +20,15 @@ import (
 // filter cannot read; libc then falls back to clone, whose flags it can),
 // and everything else is allowed. The filter narrows what the kernel
 // offers; the namespaces and mounts do the confining.
+//
+// A file mode with the set-user-ID or set-group-ID bit is refused too
+// (chmod, open and mknod and their variants; openat2, whose mode lives in
+// memory, gets ENOSYS as on kernels before 5.6 and callers fall back to
+// openat). The files a command creates in a writable root belong, on the
+// host, to the user who ran safeexec: root, when the command runs as an
+// unprivileged uid mapped onto root. A set-user-ID copy of a shell left
+// in the project would hand that user's rights (root's) to whoever runs
+// it later, on the host, outside every sandbox.
 
 func init() {
 	landlockSeccomp = installSeccomp
@@ -76,6 +85,16 @@ var seccompDenied = []struct {
 	{"clock_adjtime", unix.SYS_CLOCK_ADJTIME},
 	{"adjtimex", unix.SYS_ADJTIMEX},
 }
+
+// seccompModeCall is a syscall that takes a file mode in argument arg.
+type seccompModeCall struct {
+	name string
+	nr   uintptr
+	arg  int
+}
+
+// seccompSetID are the mode bits a command may not set: S_ISUID, S_ISGID.
+const seccompSetID = unix.S_ISUID | unix.S_ISGID
 
 // seccompNamespaceFlags are the clone/unshare flags that create
 // namespaces.
@@ -183,6 +202,12 @@ func seccompProgram() ([]unix.SockFilter, error) {
 	for _, d := range seccompDenied {
 		a.jump(unix.BPF_JEQ, uint32(d.nr), "eperm", "")
 	}
+	modeArgs := map[int]bool{}
+	for _, m := range seccompModeCalls {
+		a.jump(unix.BPF_JEQ, uint32(m.nr), fmt.Sprintf("mode%d", m.arg), "")
+		modeArgs[m.arg] = true
+	}
+	a.jump(unix.BPF_JEQ, uint32(unix.SYS_OPENAT2), "enosys", "")
 	a.jump(unix.BPF_JEQ, uint32(unix.SYS_IOCTL), "ioctl", "")
 	a.jump(unix.BPF_JEQ, uint32(unix.SYS_CLONE), "flags0", "")
 	a.jump(unix.BPF_JEQ, uint32(unix.SYS_UNSHARE), "flags0", "")
@@ -202,6 +227,18 @@ func seccompProgram() ([]unix.SockFilter, error) {
 	a.load(seccompArgLow(0))
 	a.jump(unix.BPF_JSET, seccompNamespaceFlags, "eperm", "")
 	a.ret(unix.SECCOMP_RET_ALLOW)
+
+	// A mode argument with S_ISUID or S_ISGID: the kernel reads mode_t
+	// as 32 bits.
+	for arg := 0; arg < 6; arg++ {
+		if !modeArgs[arg] {
+			continue
+		}
+		a.label(fmt.Sprintf("mode%d", arg))
+		a.load(seccompArgLow(arg))
+		a.jump(unix.BPF_JSET, seccompSetID, "eperm", "")
+		a.ret(unix.SECCOMP_RET_ALLOW)
+	}
 
 	// socket(domain, ...): vsock reaches the hypervisor host, outside
 	// every network namespace.

@@ -112,8 +112,10 @@
 // test:eval, grep -r "rm -rf" docs/, echo sudo and git commit -m "sudo"
 // are safe.
 //
-// Interpreter code (python -c, python - <<EOF, node -e, perl -e, ruby -e,
-// php -r, lua -e, Rscript -e, osascript -e, awk programs) is scanned: the
+// Interpreter code (python -c, python - <<EOF, python /dev/stdin, node
+// -e/-pe, perl -e/-nle, ruby -e, php -r/-R, lua -e, R -e, osascript -e,
+// awk programs; tclsh, expect, julia, emacs --eval and a few more only
+// flattened) is scanned: the
 // commands it runs through system(), subprocess, child_process, backticks
 // and the like are classified with every rule above, and so are recursive
 // deletions (shutil.rmtree, fs.rmSync recursive), writes and credential

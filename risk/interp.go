@@ -20,9 +20,27 @@ const (
 	langAwk
 	langR
 	langAppleScript
+	// langOther is any other language whose inline code is only matched
+	// for credential paths and, flattened, for dangerous commands.
+	langOther
 )
 
-var langNames = [...]string{"", "python", "node", "perl", "ruby", "php", "lua", "awk", "R", "osascript"}
+var langNames = [...]string{"", "python", "node", "perl", "ruby", "php", "lua", "awk", "R", "osascript", ""}
+
+// otherCode are the options of other interpreters that take code on the
+// command line, and whether the interpreter reads a program from
+// standard input when given none.
+var otherCode = map[string]struct {
+	opts  []string
+	stdin bool
+}{
+	"julia": {opts: []string{"-e", "--eval", "-E", "--print"}}, "elixir": {opts: []string{"-e", "--eval"}},
+	"erl": {opts: []string{"-eval"}}, "guile": {opts: []string{"-c"}}, "racket": {opts: []string{"-e", "--eval"}},
+	"groovy": {opts: []string{"-e"}}, "scala": {opts: []string{"-e"}}, "sbcl": {opts: []string{"--eval"}},
+	"ghc": {opts: []string{"-e"}}, "runghc": {opts: []string{"-e"}}, "clojure": {opts: []string{"-e", "--eval"}},
+	"tclsh": {stdin: true}, "wish": {stdin: true}, "expect": {opts: []string{"-c"}, stdin: true},
+	"swift": {opts: []string{"-e"}}, "jshell": {stdin: true}, "emacs": {opts: []string{"--eval"}},
+}
 
 func interpreterLang(name string) lang {
 	switch {
@@ -40,10 +58,13 @@ func interpreterLang(name string) lang {
 		return langLua
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		return langAwk
-	case name == "Rscript":
+	case name == "Rscript" || name == "R":
 		return langR
 	case name == "osascript":
 		return langAppleScript
+	}
+	if _, ok := otherCode[name]; ok {
+		return langOther
 	}
 	return langNone
 }
@@ -84,25 +105,41 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 			switch {
 			case args[i].Dynamic:
 				return src, false
-			case v == "-c":
-				if i+1 < len(args) {
-					add(args[i+1])
-				}
-				return src, true
-			case strings.HasPrefix(v, "-c") && !strings.HasPrefix(v, "--"):
-				add(shell.Word{Value: v[2:], Prefix: v[2:], Taint: args[i].Taint})
-				return src, true
-			case v == "-m" || strings.HasPrefix(v, "-m") && !strings.HasPrefix(v, "--"):
-				return src, false
-			case v == "-W" || v == "-X" || v == "--check-hash-based-pycs":
-				i += 2
 			case v == "-":
 				src.fromStdin = true
 				return src, true
 			case oneOf(v, "-V", "--version", "-h", "--help", "-VV"):
 				return src, false
-			case strings.HasPrefix(v, "-"):
+			case v == "--check-hash-based-pycs":
+				i += 2
+			case strings.HasPrefix(v, "--"):
 				i++
+			case strings.HasPrefix(v, "-"):
+				// A cluster of one-letter flags (-uc, -IBc); c, m, W and X
+				// take the rest of the cluster or the next argument.
+				k := strings.IndexAny(v[1:], "cmWX")
+				if k < 0 {
+					i++
+					continue
+				}
+				opt, rest := v[1+k], v[2+k:]
+				var val shell.Word
+				next := i + 1
+				if rest != "" {
+					val = shell.Word{Value: rest, Prefix: rest, Taint: args[i].Taint}
+				} else if i+1 < len(args) {
+					val, next = args[i+1], i+2
+				} else {
+					return src, opt == 'c'
+				}
+				switch opt {
+				case 'c':
+					add(val)
+					return src, true
+				case 'm':
+					return src, false
+				}
+				i = next
 			default:
 				src.file = &args[i]
 				return src, true
@@ -126,7 +163,7 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 			switch {
 			case args[i].Dynamic:
 				return src, false
-			case v == "-e" || v == "--eval" || v == "-p" || v == "--print":
+			case v == "-e" || v == "--eval" || v == "-p" || v == "--print" || jsCodeCluster(v):
 				if i+1 < len(args) {
 					add(args[i+1])
 				}
@@ -165,43 +202,13 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 				src.fromStdin = true
 				return src, true
 			case len(v) > 1 && v[0] == '-' && v[1] != '-':
-				flags := v[1:]
-				if l == langPerl || l == langRuby {
-					// -i[ext] takes the rest of the cluster.
-					if k := strings.IndexAny(flags, "eE"); k >= 0 && !strings.ContainsAny(flags[:k], "iIlx0") || k == 0 {
-						if k == len(flags)-1 {
-							if i+1 < len(args) {
-								add(args[i+1])
-							}
-							i += 2
-							continue
-						}
-						add(shell.Static(flags[k+1:]))
-						i++
-						continue
-					}
-					if strings.ContainsAny(flags, "IMm") && len(flags) == 1 {
-						i += 2
-						continue
-					}
-				} else if flags == "e" {
-					if i+1 < len(args) {
-						add(args[i+1])
-					}
-					i += 2
-					continue
-				}
 				if oneOf(v, "-v", "-h", "-V") {
 					return src, src.inline
 				}
-				i++
+				i = clusterCode(args, i, l, add)
 			case strings.HasPrefix(v, "--"):
 				if v == "--version" || v == "--help" {
 					return src, false
-				}
-				if l == langR && v == "--vanilla" {
-					i++
-					continue
 				}
 				i++
 			default:
@@ -224,21 +231,32 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 			switch {
 			case args[i].Dynamic:
 				return src, false
-			case v == "-r":
+			case v == "-r" || v == "-B" || v == "-R" || v == "-E":
+				// -r code; -B, -R, -E code run before, for and after
+				// each input line.
 				if i+1 < len(args) {
 					add(args[i+1])
 				}
-				return src, true
-			case v == "-d" || v == "-c" || v == "-z":
+				i += 2
+				if v == "-r" {
+					return src, true
+				}
+			case v == "-d" || v == "-c" || v == "-z" || v == "-F":
 				i += 2
 			case oneOf(v, "-v", "-h", "-m", "-i", "-l", "-S", "--version"):
 				return src, false
 			case strings.HasPrefix(v, "-"):
 				i++
 			default:
+				if src.inline {
+					return src, true
+				}
 				src.file = &args[i]
 				return src, true
 			}
+		}
+		if src.inline {
+			return src, true
 		}
 		src.fromStdin = true
 		return src, true
@@ -250,32 +268,69 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 			case args[i].Dynamic && !src.inline:
 				src.dynamic = true
 				return src, true
-			case v == "-f" || v == "--file":
+			case v == "-f" || v == "--file" || v == "-E" || v == "--exec":
 				progFile = true
+				if i+1 < len(args) && isStdinPath(c, args[i+1]) {
+					src.fromStdin = true
+				}
 				i += 2
-			case v == "-F" || v == "-v" || v == "--assign" || v == "--field-separator":
+			case v == "-F" || v == "-v" || v == "--assign" || v == "--field-separator" || v == "-i" || v == "--include" || v == "-l" || v == "--load":
 				i += 2
 			case v == "-e" || v == "--source":
 				if i+1 < len(args) {
 					add(args[i+1])
 				}
 				i += 2
+			case strings.HasPrefix(v, "--source="):
+				add(shell.Word{Value: v[len("--source="):], Prefix: v[len("--source="):], Taint: args[i].Taint})
+				i++
 			case v == "--":
 				i++
 				if !progFile && !src.inline && i < len(args) {
 					add(args[i])
 				}
-				return src, src.inline
+				return src, src.inline || src.fromStdin
 			case strings.HasPrefix(v, "-") && len(v) > 1:
 				i++
 			default:
 				if !progFile && !src.inline {
 					add(args[i])
 				}
-				return src, src.inline
+				return src, src.inline || src.fromStdin
 			}
 		}
-		return src, src.inline
+		return src, src.inline || src.fromStdin
+	case langOther:
+		spec := otherCode[c.Name()]
+		for i < len(args) {
+			v := args[i].Value
+			if args[i].Dynamic {
+				return src, src.inline
+			}
+			matched := false
+			for _, o := range spec.opts {
+				if v == o && i+1 < len(args) {
+					add(args[i+1])
+					i++
+					matched = true
+				} else if strings.HasPrefix(v, o+"=") && strings.HasPrefix(o, "--") {
+					add(shell.Word{Value: v[len(o)+1:], Prefix: v[len(o)+1:], Taint: args[i].Taint})
+					matched = true
+				}
+			}
+			if !matched && !strings.HasPrefix(v, "-") && !src.inline {
+				if !spec.stdin {
+					return src, false
+				}
+				src.file = &args[i]
+				return src, true
+			}
+			i++
+		}
+		if !src.inline && spec.stdin {
+			src.fromStdin = true
+		}
+		return src, src.inline || src.fromStdin
 	case langAppleScript:
 		for i < len(args) {
 			if args[i].Value == "-e" && i+1 < len(args) {
@@ -308,6 +363,10 @@ func (j *judge) interpreter(c *shell.Command) {
 	src, ok := programOf(c, l)
 	if !ok {
 		return
+	}
+	if f := src.file; f != nil && isStdinPath(c, *f) {
+		// python3 /dev/stdin <<< CODE: the program comes from stdin.
+		src.file, src.fromStdin = nil, true
 	}
 	if f := src.file; f != nil {
 		switch {
@@ -371,4 +430,75 @@ func upstream(cmds []*shell.Command) string {
 		return "an unknown command"
 	}
 	return strings.Join(names, " | ")
+}
+
+// jsCodeCluster matches node's combined one-letter flags that take code
+// (-pe, -ep, -ie).
+func jsCodeCluster(v string) bool {
+	if len(v) < 3 || v[0] != '-' || v[1] == '-' || !strings.ContainsAny(v, "ep") {
+		return false
+	}
+	for _, c := range v[1:] {
+		if !strings.ContainsRune("epic", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// clusterCode reads one cluster of one-letter options of perl, ruby, lua
+// or R starting at args[i]: code options (-e, perl's -E) are handed to
+// add, options taking a value skip it. It returns the next index.
+func clusterCode(args []shell.Word, i int, l lang, add func(shell.Word)) int {
+	v := args[i].Value
+	var code, value, digits, attached string
+	switch l {
+	case langPerl:
+		code, value, digits, attached = "eE", "IMm", "l0", "ixCdDF"
+	case langRuby:
+		code, value, digits, attached = "e", "IrCE", "l0", "ixKTWF"
+	case langLua:
+		code, value = "e", "l"
+	default:
+		code, value = "e", "f"
+	}
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		switch {
+		case strings.IndexByte(code, c) >= 0 || strings.IndexByte(value, c) >= 0:
+			var w shell.Word
+			next := i + 1
+			if j+1 < len(v) {
+				rest := v[j+1:]
+				w = shell.Word{Value: rest, Prefix: rest, Taint: args[i].Taint}
+			} else if i+1 < len(args) {
+				w, next = args[i+1], i+2
+			} else {
+				return i + 1
+			}
+			if strings.IndexByte(code, c) >= 0 {
+				add(w)
+			}
+			return next
+		case strings.IndexByte(attached, c) >= 0:
+			return i + 1
+		case strings.IndexByte(digits, c) >= 0:
+			for j+1 < len(v) && (v[j+1] >= '0' && v[j+1] <= '9' || c == '0' && strings.IndexByte("xXabcdefABCDEF", v[j+1]) >= 0) {
+				j++
+			}
+		}
+	}
+	return i + 1
+}
+
+// isStdinPath reports whether a script path names standard input.
+func isStdinPath(c *shell.Command, w shell.Word) bool {
+	if w.Dynamic {
+		return false
+	}
+	if w.Value == "-" {
+		return true
+	}
+	p, ok := c.Abs(w)
+	return ok && (p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0")
 }

@@ -28,6 +28,10 @@ type call struct {
 	name string // the called name, qualified as written: os.system
 	args []expr
 	raw  string // the argument text
+	// recv is the call whose result this method is called on
+	// (Path("x").write_text(…)), or nil.
+	recv *call
+	end  int // index of the closing bracket
 }
 
 // scanner walks code of one language.
@@ -36,6 +40,8 @@ type scanner struct {
 	code    string
 	lits    []string // every string literal seen
 	evalRef bool     // eval/exec passed around as a value (.then(eval))
+	// redirs are awk's output redirections to literal files (print > "f").
+	redirs []string
 }
 
 func isIdentStart(c byte) bool {
@@ -168,6 +174,24 @@ func (s *scanner) scan() (calls []call, shells []expr) {
 			i = k
 			continue
 		}
+		if c == '>' && s.l == langAwk {
+			k := i + 1
+			if k < len(code) && code[k] == '>' {
+				k++
+			}
+			for k < len(code) && (code[k] == ' ' || code[k] == '\t') {
+				k++
+			}
+			if k < len(code) && s.isQuote(k) {
+				end, val, static := s.skipString(k)
+				if static && val != "" {
+					s.redirs = append(s.redirs, val)
+				}
+				s.lits = append(s.lits, val)
+				i = end
+				continue
+			}
+		}
 		if s.isQuote(i) {
 			end, val, static := s.skipString(i)
 			if static {
@@ -226,7 +250,18 @@ func (s *scanner) scan() (calls []call, shells []expr) {
 			if end > k {
 				raw = code[k+1 : min(end, len(code))]
 			}
-			calls = append(calls, call{name: name, raw: raw, args: s.splitArgs(raw)})
+			cl := call{name: name, raw: raw, args: s.splitArgs(raw), end: end}
+			if strings.HasPrefix(name, ".") && i >= 2 && code[i-2] == ')' {
+				for r := len(calls) - 1; r >= 0 && r >= len(calls)-64; r-- {
+					if calls[r].end == i-2 {
+						recv := calls[r]
+						recv.recv = nil
+						cl.recv = &recv
+						break
+					}
+				}
+			}
+			calls = append(calls, cl)
 			i = k + 1
 			continue
 		case (name == "qx" || name == "%x") && k < len(code) && strings.IndexByte("{[(/|!<", code[k]) >= 0:
@@ -568,6 +603,9 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 	s := &scanner{l: l, code: code}
 	calls, shells := s.scan()
 	who := langNames[l]
+	if who == "" {
+		who = c.Name()
+	}
 	dynamicRun := false
 	for _, sh := range shells {
 		if sh.isStr {
@@ -657,8 +695,17 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 				j.scanCode(c, l, cl.args[0].str)
 			} else if len(cl.args) > 0 {
 				dynamicRun = true
+				if cl.name != "assert" && cl.name != "dofile" && !(l == langR && cl.name == "eval") {
+					j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs code built at run time (%s)", who, cl.name)
+				}
 			}
 		}
+		if l == langPython && cl.recv != nil {
+			j.pathMethod(c, who, cl)
+		}
+	}
+	for _, f := range s.redirs {
+		j.codeWrite(c, who, "print >", f)
 	}
 	j.codeLiterals(c, who, code, s.lits)
 	if s.evalRef {
@@ -907,5 +954,35 @@ func (j *judge) flattened(c *shell.Command, who, code string) {
 			continue
 		}
 		j.hit(c, "interpreter-code", NeedsConfirmation, "%s code reads like a command the %s rule flags: %s", who, r.Rule, r.Command)
+	}
+}
+
+// pathMethod judges pathlib methods called on Path("literal"): the
+// writes, deletions and reads of that path.
+func (j *judge) pathMethod(c *shell.Command, who string, cl call) {
+	r := cl.recv
+	switch r.name {
+	case "Path", "pathlib.Path", "PosixPath", "pathlib.PosixPath", "PurePath", "pathlib.PurePath", "WindowsPath":
+	default:
+		return
+	}
+	if len(r.args) == 0 || !r.args[0].isStr {
+		return
+	}
+	p := r.args[0].str
+	switch cl.name {
+	case ".write_text", ".write_bytes", ".touch", ".mkdir", ".unlink", ".rmdir", ".chmod", ".lchmod", ".symlink_to", ".hardlink_to", ".rename", ".replace":
+		j.codeWrite(c, who, "Path"+cl.name, p)
+		if (cl.name == ".rename" || cl.name == ".replace") && len(cl.args) > 0 && cl.args[0].isStr {
+			j.codeWrite(c, who, "Path"+cl.name, cl.args[0].str)
+		}
+	case ".open":
+		if len(cl.args) > 0 && cl.args[0].isStr && strings.ContainsAny(cl.args[0].str, "wax+") {
+			j.codeWrite(c, who, "Path.open", p)
+		} else {
+			j.codeRead(c, who, expr{str: p, isStr: true})
+		}
+	case ".read_text", ".read_bytes":
+		j.codeRead(c, who, expr{str: p, isStr: true})
 	}
 }

@@ -861,18 +861,33 @@ func (j *judge) credentialCommand(c *shell.Command) {
 }
 
 // sedExec flags GNU sed's e command and s///e flag, which run shell
-// commands.
+// commands, and judges the files its w and r commands write and read.
 func (j *judge) sedExec(c *shell.Command) {
 	var scripts []shell.Word
 	hasE := false
 	for i := 1; i < len(c.Args); i++ {
-		v := c.Args[i].Value
-		if (v == "-e" || v == "--expression") && i+1 < len(c.Args) {
+		a := c.Args[i]
+		v := a.Value
+		switch {
+		case (v == "-e" || v == "--expression") && i+1 < len(c.Args):
 			scripts = append(scripts, c.Args[i+1])
 			hasE = true
 			i++
-		} else if strings.HasPrefix(v, "--expression=") {
-			scripts = append(scripts, shell.Static(v[len("--expression="):]))
+		case strings.HasPrefix(v, "--expression="):
+			scripts = append(scripts, shell.Word{Value: v[len("--expression="):], Dynamic: a.Dynamic, Prefix: strings.TrimPrefix(a.Prefix, "--expression=")})
+			hasE = true
+		case (v == "-f" || v == "--file") && i+1 < len(c.Args):
+			hasE = true
+			if isStdinPath(c, c.Args[i+1]) {
+				in := c.Stdin
+				if in.TextKnown {
+					scripts = append(scripts, shell.Static(in.Text))
+				} else {
+					scripts = append(scripts, shell.Word{Value: "-", Dynamic: true})
+				}
+			}
+			i++
+		case strings.HasPrefix(v, "--file="):
 			hasE = true
 		}
 	}
@@ -885,7 +900,8 @@ func (j *judge) sedExec(c *shell.Command) {
 		if sw.Dynamic {
 			continue
 		}
-		for _, cmdText := range sedCommands(sw.Value) {
+		cmds, writes, reads := shell.SedScript(sw.Value)
+		for _, cmdText := range cmds {
 			if cmdText == "" {
 				j.hit(c, "dynamic-command", NeedsConfirmation, "sed runs the pattern space as a shell command")
 				continue
@@ -896,6 +912,12 @@ func (j *judge) sedExec(c *shell.Command) {
 			}
 			j.nested(shell.Parse(cmdText, opts), "sed")
 		}
+		for _, w := range writes {
+			j.write(c, shell.Static(w), "sed w writes")
+		}
+		for _, r := range reads {
+			j.read(c, shell.Static(r))
+		}
 	}
 }
 
@@ -903,26 +925,10 @@ func (j *judge) sedExec(c *shell.Command) {
 // ("" for e without a command and for s///e, which run text from the
 // input).
 func sedCommands(script string) []string {
-	var out []string
-	for _, line := range strings.FieldsFunc(script, func(r rune) bool { return r == '\n' || r == ';' }) {
-		l := strings.TrimLeft(line, " \t0123456789,$!")
-		if strings.HasPrefix(l, "/") {
-			if k := strings.IndexByte(l[1:], '/'); k >= 0 {
-				l = strings.TrimLeft(l[k+2:], " \t!")
-			}
-		}
-		switch {
-		case l == "e":
-			out = append(out, "")
-		case strings.HasPrefix(l, "e ") || strings.HasPrefix(l, "e\t"):
-			out = append(out, strings.TrimSpace(l[2:]))
-		case len(l) > 3 && l[0] == 's':
-			d := l[1]
-			parts := strings.Split(l[2:], string(d))
-			if len(parts) >= 3 && strings.Contains(parts[len(parts)-1], "e") {
-				out = append(out, "")
-			}
-		}
-	}
-	return out
+	cmds, _, _ := shell.SedScript(script)
+	return cmds
 }
+
+// sedCommands returns the shell commands of a sed script's e commands
+// ("" for e without a command and for s///e, which run text from the
+// input).

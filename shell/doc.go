@@ -15,11 +15,15 @@
 //     statically known Prefix kept;
 //   - transparent wrappers peeled off and recorded in Command.Wrappers
 //     (env, command, builtin, exec, nice, ionice, nohup, timeout, time,
-//     stdbuf, setsid, flock, taskset, chrt, unbuffer, busybox, xargs, sudo,
-//     doas, pkexec, strace, uv run, bundle exec, …);
+//     stdbuf, setsid, flock, taskset, chrt, unbuffer, busybox, toybox,
+//     screen, xargs, sudo, doas, pkexec, strace, uv run, bundle exec, …);
+//     a name bound to another program with hash -p is judged as that
+//     program too;
 //   - nested code parsed and walked: sh/bash/zsh -c, scripts fed to a shell
 //     on stdin (pipes of literals, heredocs, here-strings), eval, source,
 //     trap, alias, $(…), `…`, <(…), >(…), find -exec, xargs sh -c,
+//     tmux commands, wsl, vim -c ':!cmd', gdb -ex 'shell cmd', prompt
+//     strings (PS4) expanded by set -x, sed's w and e commands,
 //     parallel, watch, su -c, script -c, git -c alias.x=!…, core.sshCommand,
 //     git config values, rebase --exec, submodule foreach, --upload-pack,
 //     GIT_SSH_COMMAND and similar variables, ssh -o ProxyCommand, rsync -e,

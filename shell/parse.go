@@ -59,6 +59,9 @@ type parser struct {
 	steps    int
 	reparsed int
 	stopped  bool
+	// inHashed is set while the program a hash -p binding names is
+	// followed, so that a binding is applied once.
+	inHashed bool
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -272,6 +275,9 @@ type shared struct {
 	writtenDirs []string
 	anyWritten  bool            // a write to a place only known at run time
 	built       map[string]bool // programs a compiler writes (-o FILE)
+	// hashed are the programs hash -p bound to command names ("*": a
+	// name only known at run time).
+	hashed map[string][]Word
 }
 
 // changedExactly reports whether an earlier command wrote this very file

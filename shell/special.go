@@ -40,6 +40,9 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		return
 	}
 	name := cmd.Name()
+	if cmd.Dialect == Sh && fr.origin != Maybe {
+		p.hashed(cmd, sc, fr)
+	}
 	if cmd.Dialect != Sh {
 		switch name = strings.ToLower(name); {
 		case isShell(name):
@@ -72,9 +75,9 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 	case name == "cd" || name == "pushd" || name == "popd" || name == "chdir":
 		p.changeDir(cmd, sc)
 	case name == "trap":
-		if len(cmd.Args) > 2 && cmd.Args[1].Value != "-" && !strings.HasPrefix(cmd.Args[1].Value, "-") {
-			p.nestedWord(cmd.Args[1], Trap, cmd, sc.clone(), fr)
-		}
+		p.trapRun(cmd, sc, fr)
+	case name == "hash":
+		p.hashRun(cmd, sc)
 	case name == "alias":
 		for _, a := range cmd.Args[1:] {
 			if _, v, ok := isAssignWord(a); ok {
@@ -163,6 +166,14 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		if sc.shared.funcCd {
 			sc.dirKnown = false
 		}
+	case name == "tmux":
+		p.tmuxRun(cmd, sc, fr)
+	case oneOf(name, "vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "rvim", "nvi", "elvis"):
+		p.vimRun(cmd, sc, fr)
+	case name == "gdb":
+		p.gdbRun(cmd, sc, fr)
+	case name == "wsl" || name == "wsl.exe":
+		p.wslRun(cmd, sc, fr)
 	case strings.Contains(cmd.Args[0].Value, "/"):
 		p.directRun(cmd, sc, fr)
 	default:
@@ -1198,6 +1209,13 @@ func (p *parser) commandVar(name string, val Word, sc *scope, fr *frame, cmd *Co
 			anchor = &Command{Dir: sc.dir, DirKnown: sc.dirKnown}
 		}
 		p.nestedWord(v, ConfigCommand, anchor, p.childScope(sc, anchor), fr)
+	case name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4":
+		// Prompt strings are expanded when shown (PS4 by set -x in any
+		// shell): their command substitutions run.
+		if val.Dynamic || !strings.ContainsAny(val.Value, "$`") {
+			return
+		}
+		p.promptString(val.Value, sc, fr, cmd)
 	case name == "BASH_ENV" || name == "ENV":
 		if cmd == nil || val.Value == "" {
 			return
@@ -1429,6 +1447,12 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 	case "tee", "truncate", "sed", "perl", "ruby", "gsed", "shred", "dd":
 		for _, a := range operands() {
 			file(a)
+			if (name == "sed" || name == "gsed") && !a.Dynamic {
+				_, ws, _ := SedScript(a.Value)
+				for _, w := range ws {
+					file(Static(w))
+				}
+			}
 		}
 		for _, a := range args[1:] {
 			if strings.HasPrefix(a.Value, "of=") {
@@ -1501,4 +1525,389 @@ func hasLong(args []Word, name string) bool {
 		}
 	}
 	return false
+}
+
+// trapRun follows trap [--] ACTION SIGNAL…: the action is shell code run
+// later in the same shell.
+func (p *parser) trapRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args[1:]
+	if len(args) > 0 && !args[0].Dynamic && args[0].Value == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		// trap, trap -p, trap -l, trap SIGNAL (a reset): no action.
+		return
+	}
+	a := args[0]
+	if !a.Dynamic && (a.Value == "-" || a.Value == "" || strings.HasPrefix(a.Value, "-") && len(a.Value) == 2) {
+		return
+	}
+	p.nestedWord(a, Trap, cmd, sc.clone(), fr)
+}
+
+// hashRun records hash -p PATH NAME…: from then on NAME runs PATH.
+func (p *parser) hashRun(cmd *Command, sc *scope) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		if args[i].Dynamic || !strings.HasPrefix(v, "-") || v == "--" {
+			return
+		}
+		k := strings.IndexByte(v, 'p')
+		if k < 0 {
+			continue
+		}
+		var prog Word
+		rest := i + 1
+		if k < len(v)-1 {
+			prog = Word{Value: v[k+1:], Taint: args[i].Taint}.fix()
+		} else if i+1 < len(args) {
+			prog, rest = args[i+1], i+2
+		} else {
+			return
+		}
+		sh := sc.shared
+		for _, n := range args[rest:] {
+			if n.Dynamic {
+				// Any name may now run the program.
+				n = Static("*")
+			}
+			if sh.hashed == nil {
+				sh.hashed = make(map[string][]Word)
+			}
+			if len(sh.hashed[n.Value]) < 8 {
+				sh.hashed[n.Value] = append(sh.hashed[n.Value], prog)
+			}
+		}
+		return
+	}
+}
+
+// hashed judges a command whose name hash -p bound to a program: the
+// program runs instead. The command as written is kept too (the binding
+// may not apply, in a subshell or after hash -r).
+func (p *parser) hashed(cmd *Command, sc *scope, fr *frame) {
+	sh := sc.shared
+	if p.inHashed || len(sh.hashed) == 0 || len(cmd.Args) == 0 || cmd.Args[0].Dynamic || strings.Contains(cmd.Args[0].Value, "/") {
+		return
+	}
+	p.inHashed = true
+	defer func() { p.inHashed = false }()
+	progs := append(append([]Word(nil), sh.hashed[cmd.Args[0].Value]...), sh.hashed["*"]...)
+	for _, prog := range progs {
+		args := append([]Word{prog}, cmd.Args[1:]...)
+		child := &Command{Args: args, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin}
+		cf := fr.child(Alias, cmd, fr.src)
+		cf.depth = fr.depth
+		p.finish(child, sc.clone(), cf)
+	}
+}
+
+// tmuxSubs are the tmux commands that run a shell command, with their
+// options that take a value.
+var tmuxSubs = map[string]string{
+	"new-session": "cefFnstxyX", "new": "cefFnstxyX",
+	"new-window": "cefFnt", "neww": "cefFnt",
+	"split-window": "celFt", "splitw": "celFt",
+	"respawn-pane": "cet", "respawnp": "cet",
+	"respawn-window": "cet", "respawnw": "cet",
+	"run-shell": "cdt", "run": "cdt",
+	"if-shell": "t", "if": "t",
+	"display-popup": "bcdehsStTwxy", "popup": "bcdehsStTwxy",
+	"pipe-pane": "t", "pipep": "t",
+}
+
+// tmuxRun follows the shell commands tmux runs: tmux -c CMD, and the
+// shell-command of new-session, new-window, split-window, run-shell,
+// if-shell, display-popup, pipe-pane, … (several tmux commands may be
+// given, separated by ";").
+func (p *parser) tmuxRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	i := 1
+	for i < len(args) {
+		v := args[i].Value
+		if args[i].Dynamic || !strings.HasPrefix(v, "-") {
+			break
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		if k := strings.IndexAny(v, "cfLST"); k > 0 {
+			val := Word{}
+			if k < len(v)-1 {
+				val = Word{Value: v[k+1:], Taint: args[i].Taint}.fix()
+			} else if i+1 < len(args) {
+				val = args[i+1]
+				i++
+			}
+			if v[k] == 'c' {
+				p.stringScript(cmd, val, sc, fr)
+			}
+		}
+		i++
+	}
+	for i < len(args) {
+		end := i
+		for end < len(args) && !(args[end].Value == ";" || args[end].Value == `\;`) {
+			end++
+		}
+		p.tmuxCommand(cmd, args[i:end], sc, fr)
+		i = end + 1
+	}
+}
+
+func (p *parser) tmuxCommand(cmd *Command, words []Word, sc *scope, fr *frame) {
+	if len(words) == 0 || words[0].Dynamic {
+		return
+	}
+	withVal, ok := tmuxSubs[words[0].Value]
+	if !ok {
+		return
+	}
+	i := skipOpts(words, optSpec{shortVal: withVal})
+	if i <= 0 {
+		return
+	}
+	rest := words[i:]
+	if v := words[0].Value; (v == "if-shell" || v == "if") && len(rest) > 0 {
+		rest = rest[:1]
+	}
+	p.joinedScript(cmd, rest, sc, fr)
+}
+
+// wslRun follows the Linux command wsl runs: wsl [opts] -e CMD ARG… runs
+// it directly, wsl [opts] [--] CMD… through the distribution's shell.
+func (p *parser) wslRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		v := strings.ToLower(a.Value)
+		switch {
+		case a.Dynamic:
+			cmd.Script = &ScriptRun{Kind: ScriptString, Why: "the command is only known at run time", Taint: a.Taint}
+			return
+		case v == "-e" || v == "--exec":
+			if i+1 < len(args) {
+				c := &Command{Args: append([]Word(nil), args[i+1:]...), Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin}
+				p.finish(c, p.childScope(sc, cmd), fr.child(Wrapped, cmd, fr.src))
+			}
+			return
+		case v == "--":
+			p.joinedScript(cmd, args[i+1:], sc, fr)
+			return
+		case v == "-d" || v == "--distribution" || v == "-u" || v == "--user" || v == "--cd" || v == "--shell-type" || v == "--distribution-id":
+			i++
+		case strings.HasPrefix(v, "-"):
+			// --shutdown, --list, --install, …: no command to follow.
+			if !oneOfFold(v, "--system") {
+				return
+			}
+		default:
+			p.joinedScript(cmd, args[i:], sc, fr)
+			return
+		}
+	}
+}
+
+// promptString walks the command substitutions of a prompt string.
+func (p *parser) promptString(text string, sc *scope, fr *frame, cmd *Command) {
+	if !p.step() || fr.depth+1 > maxReparse || len(text) > maxValue || nestingDepth(text) > MaxNesting {
+		return
+	}
+	w, err := p.parseDoc(text)
+	if err != nil {
+		p.issue(ParseError, ConfigCommand, fmt.Sprintf("%s: %v", ConfigCommand, err))
+		return
+	}
+	anchor := cmd
+	if anchor == nil {
+		anchor = &Command{Dir: sc.dir, DirKnown: sc.dirKnown}
+	}
+	p.walkNested(w, p.childScope(sc, anchor), fr.child(ConfigCommand, cmd, text))
+}
+
+func (p *parser) parseDoc(src string) (w *syntax.Word, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			w, err = nil, fmt.Errorf("parser failed: %v", r)
+		}
+	}()
+	return p.sp.Document(strings.NewReader(src))
+}
+
+// vimRun follows the shell commands vim's -c, --cmd and +CMD arguments
+// run (:!cmd, :r !cmd, :w !cmd, :terminal cmd); a call of system() runs
+// a command built at run time.
+func (p *parser) vimRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		var ex Word
+		switch {
+		case (v == "-c" || v == "--cmd") && i+1 < len(args):
+			ex = args[i+1]
+			i++
+		case strings.HasPrefix(v, "+") && len(v) > 1 && !args[i].Dynamic:
+			ex = Word{Value: v[1:], Taint: args[i].Taint}.fix()
+		case v == "--":
+			return
+		default:
+			continue
+		}
+		if ex.Dynamic {
+			p.stringScript(cmd, ex, sc, fr)
+			continue
+		}
+		for _, sh := range exShellCommands(ex.Value) {
+			w := Word{Value: sh, Taint: ex.Taint}.fix()
+			if sh == "" {
+				// system(), :python, :source, …: code built at run time
+				// or read from elsewhere.
+				w = Word{Value: ex.Value, Dynamic: true, Taint: ex.Taint}
+			}
+			p.stringScript(cmd, w, sc, fr)
+		}
+	}
+}
+
+// exShellCommands returns the shell commands of a line of ex commands
+// ("" for code that runs commands built at run time).
+func exShellCommands(line string) []string {
+	var out []string
+	for line != "" {
+		l := strings.TrimLeft(line, ": \t")
+		l = strings.TrimLeft(l, "0123456789,.$%'<>;+- \t")
+		word := l
+		for k := 0; k < len(word); k++ {
+			if c := word[k]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+				word = word[:k]
+				break
+			}
+		}
+		rest := strings.TrimLeft(l[len(word):], " \t")
+		switch {
+		case strings.HasPrefix(l, "!"):
+			return append(out, l[1:])
+		case oneOf(word, "r", "re", "rea", "read", "w", "wr", "wri", "writ", "write", "wa", "wq", "x", "xit", "sav", "saveas") && strings.HasPrefix(strings.TrimLeft(rest, "+=abcdefghijklmnopqrstuvwxyz"), "!"):
+			r := strings.TrimLeft(rest, "+=abcdefghijklmnopqrstuvwxyz")
+			return append(out, r[1:])
+		case oneOf(word, "ter", "term", "termi", "termin", "termina", "terminal"):
+			for strings.HasPrefix(rest, "++") {
+				_, rest, _ = strings.Cut(rest, " ")
+				rest = strings.TrimLeft(rest, " \t")
+			}
+			if rest != "" {
+				return append(out, rest)
+			}
+			return out
+		}
+		cur, next, more := strings.Cut(l, "|")
+		if strings.Contains(cur, "system(") || strings.Contains(cur, "systemlist(") || strings.Contains(cur, "jobstart(") || strings.Contains(cur, "term_start(") || oneOf(word, "exe", "exec", "execute", "lua", "py", "py3", "python", "python3", "perl", "ruby", "luado", "pydo", "py3do", "perldo", "rubydo", "pyfile", "py3file", "luafile", "so", "sou", "sour", "sourc", "source") {
+			out = append(out, "")
+		}
+		if !more {
+			break
+		}
+		line = next
+	}
+	return out
+}
+
+// gdbRun follows gdb's -ex/-iex commands that run shell commands
+// (shell CMD, !CMD).
+func (p *parser) gdbRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		var ex Word
+		switch {
+		case (v == "-ex" || v == "-iex" || v == "--ex" || v == "--iex" || v == "-eval-command" || v == "--eval-command" || v == "-init-eval-command" || v == "--init-eval-command") && i+1 < len(args):
+			ex = args[i+1]
+			i++
+		case strings.HasPrefix(v, "--eval-command=") || strings.HasPrefix(v, "--init-eval-command=") || strings.HasPrefix(v, "-eval-command=") || strings.HasPrefix(v, "-init-eval-command="):
+			_, val, _ := strings.Cut(v, "=")
+			ex = Word{Value: val, Dynamic: args[i].Dynamic, Taint: args[i].Taint}.fix()
+		default:
+			continue
+		}
+		if ex.Dynamic {
+			p.stringScript(cmd, ex, sc, fr)
+			continue
+		}
+		l := strings.TrimSpace(ex.Value)
+		switch {
+		case strings.HasPrefix(l, "!"):
+			p.stringScript(cmd, Word{Value: l[1:], Taint: ex.Taint}.fix(), sc, fr)
+		case strings.HasPrefix(l, "shell ") || strings.HasPrefix(l, "shell\t"):
+			p.stringScript(cmd, Word{Value: l[6:], Taint: ex.Taint}.fix(), sc, fr)
+		case strings.HasPrefix(l, "pipe ") || strings.HasPrefix(l, "|"):
+			if _, sh, ok := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(l, "pipe"), "|"), "|"); ok {
+				p.stringScript(cmd, Word{Value: sh, Taint: ex.Taint}.fix(), sc, fr)
+			}
+		case strings.HasPrefix(l, "python") || strings.HasPrefix(l, "py ") || strings.HasPrefix(l, "guile") || strings.HasPrefix(l, "source"):
+			p.stringScript(cmd, Word{Value: l, Dynamic: true, Taint: ex.Taint}, sc, fr)
+		}
+	}
+}
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// SedScript finds what a sed script runs (see sedCommands), the files
+// its w and W commands and s///w flags write, and the files its r and R
+// commands read.
+func SedScript(script string) (cmds, writes, reads []string) {
+	for _, line := range strings.FieldsFunc(script, func(r rune) bool { return r == '\n' || r == ';' }) {
+		l := strings.TrimLeft(line, " \t0123456789,$!~")
+		for strings.HasPrefix(l, "/") || strings.HasPrefix(l, `\`) {
+			d := byte('/')
+			if l[0] == '\\' && len(l) > 1 {
+				d, l = l[1], l[1:]
+			}
+			k := strings.IndexByte(l[1:], d)
+			if k < 0 {
+				break
+			}
+			l = strings.TrimLeft(l[k+2:], " \t,0123456789$!~I")
+		}
+		l = strings.TrimLeft(l, "{ \t")
+		file := func(rest string) string { return strings.TrimSpace(rest) }
+		switch {
+		case l == "e":
+			cmds = append(cmds, "")
+		case strings.HasPrefix(l, "e ") || strings.HasPrefix(l, "e\t"):
+			cmds = append(cmds, strings.TrimSpace(l[2:]))
+		case len(l) > 1 && (l[0] == 'w' || l[0] == 'W') && (l[1] == ' ' || l[1] == '\t'):
+			if f := file(l[2:]); f != "" {
+				writes = append(writes, f)
+			}
+		case len(l) > 1 && (l[0] == 'r' || l[0] == 'R') && (l[1] == ' ' || l[1] == '\t'):
+			if f := file(l[2:]); f != "" {
+				reads = append(reads, f)
+			}
+		case len(l) > 3 && (l[0] == 's' || l[0] == 'y'):
+			d := l[1]
+			parts := strings.SplitN(l[2:], string(d), 3)
+			if l[0] == 's' && len(parts) == 3 {
+				flags := parts[2]
+				if k := strings.IndexByte(flags, 'w'); k >= 0 {
+					if f := file(flags[k+1:]); f != "" {
+						writes = append(writes, f)
+					}
+					flags = flags[:k]
+				}
+				if strings.Contains(flags, "e") {
+					cmds = append(cmds, "")
+				}
+			}
+		}
+	}
+	return cmds, writes, reads
 }

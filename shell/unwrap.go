@@ -98,27 +98,24 @@ var wrappers map[string]unwrapFunc
 
 func init() {
 	wrappers = map[string]unwrapFunc{
-		"env":      unwrapEnv,
-		"command":  simpleWrapper(optSpec{stop: "vV"}),
-		"builtin":  simpleWrapper(optSpec{}),
-		"exec":     simpleWrapper(optSpec{shortVal: "a"}),
-		"nice":     simpleWrapper(optSpec{shortVal: "n", longVal: []string{"adjustment"}}),
-		"ionice":   simpleWrapper(optSpec{shortVal: "cn", stop: "pPu", longVal: []string{"class", "classdata"}, stopLong: []string{"pid", "pgid", "uid"}}),
-		"nohup":    simpleWrapper(optSpec{}),
-		"timeout":  simpleWrapper(optSpec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, positional: 1}),
-		"gtimeout": simpleWrapper(optSpec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, positional: 1}),
-		"time":     simpleWrapper(optSpec{shortVal: "fo", longVal: []string{"format", "output"}}),
-		"stdbuf":   simpleWrapper(optSpec{shortVal: "ioe", longVal: []string{"input", "output", "error"}}),
-		"setsid":   simpleWrapper(optSpec{}),
-		"taskset":  simpleWrapper(optSpec{stop: "p", stopLong: []string{"pid"}, positional: 1}),
-		"chrt":     simpleWrapper(optSpec{shortVal: "TPD", stop: "p", stopLong: []string{"pid"}, positional: 1}),
-		"unbuffer": simpleWrapper(optSpec{}),
-		"busybox": func(p *parser, cmd *Command, sc *scope) (int, bool) {
-			if len(cmd.Args) > 1 && !strings.HasPrefix(cmd.Args[1].Value, "-") {
-				return 1, true
-			}
-			return 0, false
-		},
+		"env":              unwrapEnv,
+		"command":          simpleWrapper(optSpec{stop: "vV"}),
+		"builtin":          simpleWrapper(optSpec{}),
+		"exec":             simpleWrapper(optSpec{shortVal: "a"}),
+		"nice":             simpleWrapper(optSpec{shortVal: "n", longVal: []string{"adjustment"}}),
+		"ionice":           simpleWrapper(optSpec{shortVal: "cn", stop: "pPu", longVal: []string{"class", "classdata"}, stopLong: []string{"pid", "pgid", "uid"}}),
+		"nohup":            simpleWrapper(optSpec{}),
+		"timeout":          simpleWrapper(optSpec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, positional: 1}),
+		"gtimeout":         simpleWrapper(optSpec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, positional: 1}),
+		"time":             simpleWrapper(optSpec{shortVal: "fo", longVal: []string{"format", "output"}}),
+		"stdbuf":           simpleWrapper(optSpec{shortVal: "ioe", longVal: []string{"input", "output", "error"}}),
+		"setsid":           simpleWrapper(optSpec{}),
+		"taskset":          simpleWrapper(optSpec{stop: "p", stopLong: []string{"pid"}, positional: 1}),
+		"chrt":             simpleWrapper(optSpec{shortVal: "TPD", stop: "p", stopLong: []string{"pid"}, positional: 1}),
+		"unbuffer":         simpleWrapper(optSpec{}),
+		"busybox":          unwrapMulticall,
+		"toybox":           unwrapMulticall,
+		"screen":           unwrapScreen,
 		"sudo":             simpleWrapper(optSpec{shortVal: "CDgpRrTtUu", stop: "elvVK", longVal: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, stopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}),
 		"doas":             simpleWrapper(optSpec{shortVal: "uC", stop: "L"}),
 		"pkexec":           simpleWrapper(optSpec{longVal: []string{"user"}}),
@@ -186,6 +183,30 @@ func init() {
 		"dotenv":     simpleWrapper(optSpec{shortVal: "ecv", longVal: []string{}}),
 		"nix":        subcommandRunner(map[string]optSpec{"develop": {}, "shell": {}}),
 	}
+}
+
+// unwrapMulticall handles busybox/toybox APPLET ARG…: the applet runs.
+func unwrapMulticall(p *parser, cmd *Command, sc *scope) (int, bool) {
+	if len(cmd.Args) > 1 && !strings.HasPrefix(cmd.Args[1].Value, "-") {
+		return 1, true
+	}
+	return 0, false
+}
+
+// unwrapScreen handles screen [opts] CMD ARG… (a new session running
+// CMD); -r, -x, -X, -ls, … talk to existing sessions and run nothing.
+func unwrapScreen(p *parser, cmd *Command, sc *scope) (int, bool) {
+	for _, a := range cmd.Args[1:] {
+		v := a.Value
+		if a.Dynamic || !strings.HasPrefix(v, "-") {
+			break
+		}
+		if oneOfFold(v, "-r", "-R", "-x", "-X", "-ls", "-list", "-wipe", "-v", "-Q", "-help") || strings.HasPrefix(v, "-r") {
+			return 0, false
+		}
+	}
+	i := skipOpts(cmd.Args, optSpec{shortVal: "cehpSsT"})
+	return i, i > 0
 }
 
 // subcommandRunner unwraps "tool SUBCOMMAND [opts] CMD…" (bundle exec,

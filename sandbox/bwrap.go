@@ -59,33 +59,6 @@ type watchPath struct {
 // Path is the host path.
 func (w watchPath) Path() string { return path.Join(w.Root, w.Rel) }
 
-// bwRootSecrets are paths only root may read. When safeexec runs as root the
-// command's files are owned by its own (mapped) uid, so owner-only modes no
-// longer protect them: these are masked instead. Directories are replaced by
-// an empty tmpfs, files by /dev/null.
-var bwRootSecrets = []string{
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-	"/etc/security/opasswd",
-	"/etc/ssh", // host private keys
-	"/etc/ssl/private",
-	"/etc/sudoers.d",
-	"/etc/NetworkManager/system-connections",
-	"/etc/wireguard",
-	"/etc/ipsec.secrets", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets",
-	"/etc/krb5.keytab",
-	"/etc/letsencrypt",
-	"/etc/libvirt/secrets",
-	"/var/backups",
-	"/var/lib/lxd", "/var/snap/lxd", "/var/lib/incus", // their sockets give root
-	"/var/lib/docker", "/var/lib/containerd", "/var/lib/kubelet",
-	"/var/lib/private", "/var/lib/sss", "/var/lib/tailscale",
-	"/var/lib/NetworkManager", "/var/lib/sudo",
-	"/var/log",
-	"/var/spool/cron",
-	"/var/mail", "/var/spool/mail",
-	"/boot",
-}
-
 // bwStrictSystem are the read-only system directories strict mode shows.
 var bwStrictSystem = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
 
@@ -194,7 +167,9 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 		// /proc/bus itself.
 		args = append(args, "--ro-bind", "/proc/sys", "/proc/sys",
 			"--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger")
-		for _, s := range bwRootSecrets {
+		home, _ := envValue(env, "HOME")
+		dirs := append([]string{p.Cwd, p.CacheDir}, p.WritableRoots...)
+		for _, s := range rootSecretsFor(home, dirs...) {
 			args = append(args, b.mask(s)...)
 		}
 	}

@@ -56,8 +56,12 @@
 // When safeexec runs as root, the command runs as uid 1000 inside a user
 // namespace. It is still host root to the kernel's permission checks on
 // files it does not own through a mapping, so files only root may read
-// (/etc/shadow, ssh host keys, /var/log, ...) are masked explicitly and
-// /proc/sys is bound read-only.
+// (/etc/shadow, ssh host keys, TLS keys, /var/log, debconf's and apt's
+// passwords, cloud-init data, ...; rootsecrets.go, shared with the
+// Landlock backend, where the command is root without capabilities) are
+// masked explicitly, and so is root's home directory when the command's
+// $HOME is elsewhere (sudo keeping a user's $HOME) and no writable root
+// lies in it; /proc/sys is bound read-only.
 //
 // Signals: bwrap does not forward them and --new-session detaches the
 // command from the terminal, so [Process] Signal sends the signal to the
@@ -94,6 +98,9 @@
 //
 //   - Kernel bugs. Namespaces, seccomp and Landlock reduce the kernel
 //     surface; they do not remove it.
+//   - Run by root, root-only files that the list in rootsecrets.go does
+//     not name are readable (the command owns them through the uid
+//     mapping): add such paths to deny_read.
 //   - Reads of anything not masked. In compat mode the whole file system is
 //     readable except deny_read and (as root) the root-only list: a secret
 //     kept elsewhere (a project's own .env, a key in an unusual place) is

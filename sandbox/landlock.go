@@ -88,6 +88,9 @@ type llRequest struct {
 	// Always are writable in every mode: safeexec's tool cache, the
 	// run's private temporary directory.
 	Always []string
+	// Cwd is the working directory and Home the command's $HOME, which
+	// decide whether root's home directory is masked (rootSecretsFor).
+	Cwd, Home string
 	// Net is the network part: enabled with the proxy's loopback ports,
 	// or nothing at all.
 	Net   bool
@@ -238,13 +241,6 @@ var llDevices = []string{
 	"/dev/tty", "/dev/ptmx", "/dev/pts",
 }
 
-// rootOnlySecrets are files readable only by root that the sandbox hides
-// when safeexec runs as root (an unprivileged user cannot read them anyway).
-var rootOnlySecrets = []string{
-	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-	"/etc/sudoers", "/etc/sudoers.d", "/etc/security/opasswd",
-}
-
 // landlockModeOf maps the policy's mode, with compat as the default.
 func landlockModeOf(m Mode) (Mode, error) {
 	switch m {
@@ -313,10 +309,17 @@ func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
 
 	deny := expandDenied(s.DenyRead)
 	if asRoot {
-		deny = append(deny, expandDenied(rootOnlySecrets)...)
-		if m, _ := filepath.Glob("/etc/ssh/ssh_host_*key"); len(m) > 0 {
-			deny = append(deny, m...)
+		dirs := append(append([]string{s.Cwd}, s.Roots...), s.Always...)
+		// Only those that exist: a missing one cannot be created by a
+		// command that may write only to its roots, and each costs a
+		// walk up its parents in expandDenied.
+		var present []string
+		for _, d := range rootSecretsFor(s.Home, dirs...) {
+			if _, err := os.Lstat(d); err == nil {
+				present = append(present, d)
+			}
 		}
+		deny = append(deny, expandDenied(present)...)
 	}
 	// /dev is never granted as a whole: only llDevices below.
 	readDeny := append(slices.Clone(deny), "/dev")

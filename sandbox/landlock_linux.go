@@ -243,7 +243,8 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
-	req := &llRequest{Mode: mode, DenyRead: p.DenyRead, Net: p.Network.Enabled}
+	req := &llRequest{Mode: mode, DenyRead: p.DenyRead, Net: p.Network.Enabled, Cwd: p.Cwd}
+	req.Home, _ = envValue(c.Env, "HOME")
 	if p.CacheDir != "" {
 		if !filepath.IsAbs(p.CacheDir) {
 			return nil, fmt.Errorf("sandbox landlock: cache directory %q is not absolute", p.CacheDir)

@@ -63,8 +63,9 @@ func goldenHost(uid int) *bwrapHost {
 	return &bwrapHost{UID: uid, GID: uid, FS: newFakeFS(
 		[]string{"/usr/bin", "/usr/lib", "/etc/ssh", "/etc/ssl/private", "/opt", "/run/user/1000", "/var/tmp", "/var/log",
 			"/home/u/.ssh", "/home/u/.config", "/home/u/proj/.git/hooks", "/home/u/proj/sub",
-			"/home/u/dotfiles", "/home/u/.cache/safeexec", "/tmp/safeexec-proxy"},
-		[]string{"/etc/shadow", "/etc/passwd", "/home/u/.npmrc-real", "/home/u/proj/.git/config",
+			"/home/u/dotfiles", "/home/u/.cache/safeexec", "/tmp/safeexec-proxy",
+			"/root/.ssh", "/etc/apt/auth.conf.d"},
+		[]string{"/etc/shadow", "/etc/passwd", "/var/cache/debconf/passwords.dat", "/home/u/.npmrc-real", "/home/u/proj/.git/config",
 			"/home/u/proj/.env", "/home/u/dotfiles/aws-credentials"},
 		map[string]string{
 			"/bin": "usr/bin", "/lib": "usr/lib", "/var/run": "../run",

@@ -320,8 +320,18 @@ func (j *judge) assigns(c *shell.Command) {
 		case "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH":
 			j.hit(c, "preload", NeedsConfirmation, "%s loads a library into the program", a.Name)
 		}
-		if strings.HasPrefix(a.Name, "SAFEEXEC_") && c.Name() == "safeexec" {
+		if policyVar(a.Name) && c.Name() == "safeexec" {
 			j.hit(c, "nested-safeexec", Risky, "%s changes the policy of a nested safeexec", a.Name)
+		}
+		if c.Name() == "git" {
+			switch a.Name {
+			case "GIT_EXEC_PATH":
+				j.gitExecPath(c, a.Name, a.Value)
+			case "GIT_TEMPLATE_DIR":
+				if a.Value.Dynamic || a.Value.Value != "" {
+					j.hit(c, "git-hooks-path", NeedsConfirmation, "GIT_TEMPLATE_DIR copies hooks from %s into new repositories", a.Value.Value)
+				}
+			}
 		}
 	}
 }

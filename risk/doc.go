@@ -26,7 +26,8 @@
 //	                                        /dev/fd/N
 //	chmod-777           risky               chmod giving every user write (777, 666, o+w, a+rwx, -R too),
 //	                                        icacls granting Everyone write
-//	chmod-setuid        risky               chmod setting set-user/group-id bits (4755, u+s)
+//	chmod-setuid        risky               chmod setting set-user/group-id bits (4755, u+s),
+//	                                        setcap granting capabilities
 //	pipe-to-shell       risky               a shell or interpreter running code that comes from the network,
 //	                                        from decoded data or from a file downloaded earlier in the script:
 //	                                        curl … | sh, bash <(curl …), source <(curl …), sh -c "$(wget …)",
@@ -53,15 +54,17 @@
 //	protected-write     risky               writes to write-protected paths (.git/hooks, .git/config, .env,
 //	                                        .safeexec.toml, … under every root)
 //	nested-safeexec     risky               a nested safeexec that would loosen the policy (--sandbox none,
-//	                                        --yes, --config, --mode permissive, --allow-*, SAFEEXEC_*
-//	                                        variables set in front of it)
+//	                                        --yes, --config, --mode permissive, --allow-*, SAFEEXEC_*,
+//	                                        XDG_CONFIG_HOME, XDG_STATE_HOME or HOME set, exported or
+//	                                        unset in front of it, env -i), safeexec config init
 //	persistence         risky               crontab (not -l), at, batch, schtasks /create, launchctl load,
 //	                                        systemctl/service start|enable|…: things that run later or
 //	                                        elsewhere, outside the sandbox
 //	power-off           risky               shutdown, reboot, halt, poweroff, systemctl poweroff|reboot,
 //	                                        Stop-Computer, Restart-Computer
 //	sandbox-escape      risky               systemd-run, tmux send-keys/run-shell, screen -X,
-//	                                        flatpak-spawn --host, machinectl shell
+//	                                        flatpak-spawn --host, machinectl shell, D-Bus calls
+//	                                        to systemd/logind/polkit, wsl (a separate VM)
 //	container-escape    risky               docker/podman run|create|exec with --privileged, host
 //	                                        namespaces, --cap-add, --device, unconfined security options,
 //	                                        or mounts of the Docker socket, system, credential or
@@ -84,12 +87,16 @@
 //	git-branch-delete   needs_confirmation  git branch -D, git branch -d --force
 //	git-discard         needs_confirmation  git checkout -- PATHS, git checkout ./-f, git restore PATHS,
 //	                                        git switch --discard-changes, git stash drop|clear
-//	git-hooks-path      needs_confirmation  git -c core.hooksPath=… (hooks from another directory)
+//	git-hooks-path      needs_confirmation  git -c core.hooksPath=… (hooks from another directory),
+//	                                        git init/clone --template, GIT_TEMPLATE_DIR
 //	git-config-exec     needs_confirmation  git config storing a command git runs later (core.pager,
 //	                                        core.sshCommand, alias.x=!…, core.hooksPath, …); what the
 //	                                        command would run is classified as well
 //	dynamic-command     needs_confirmation  a command name, or code run by a shell/eval/interpreter, that is
-//	                                        only known at run time ($CMD, sh -c "$X", sed s///e)
+//	                                        only known at run time ($CMD, sh -c "$X", sed s///e,
+//	                                        python exec(bytes…)); git configuration from a file or the
+//	                                        environment (include.path, GIT_CONFIG_GLOBAL, --config-env)
+//	                                        or programs from GIT_EXEC_PATH
 //	dynamic-target      needs_confirmation  a write or delete whose target is only known at run time
 //	                                        (rm -rf "$DIR", > "$OUT", a relative path after cd "$X")
 //	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh
@@ -98,7 +105,8 @@
 //	interpreter-code    needs_confirmation  interpreter code (python -c, node -e, perl -e, awk …) whose
 //	                                        text, with quotes and commas flattened, reads like a dangerous
 //	                                        command
-//	preload             needs_confirmation  LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES set for a command
+//	preload             needs_confirmation  LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES set for a command,
+//	                                        bash's enable -f
 //	registry-delete     needs_confirmation  reg delete HKCU\…, Remove-Item HKCU:\…
 //	clear-recycle-bin   needs_confirmation  Clear-RecycleBin
 //	user-confirm        needs_confirmation  a command matching a confirm rule of the configuration

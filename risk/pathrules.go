@@ -30,6 +30,11 @@ func (j *judge) paths(c *shell.Command) {
 		j.write(c, w, c.Name()+" writes")
 	}
 	name := c.Name()
+	if name == "curl" && c.Dialect == shell.Sh {
+		for _, w := range curlReads(c.Args) {
+			j.read(c, w)
+		}
+	}
 	if c.Dialect == shell.Sh && noPathArgs[name] || c.Dialect != shell.Sh && oneOf(strings.ToLower(name), "echo", "write-output", "write-host", "echo.") {
 		return
 	}
@@ -324,27 +329,46 @@ func writeTargets(c *shell.Command) []shell.Word {
 		}
 		return ops
 	case "curl":
-		var out []shell.Word
-		if w, ok := optValue(args, "-o", "--output"); ok {
-			out = append(out, w)
-		}
-		return out
+		return curlTargets(args)
 	case "wget":
 		var out []shell.Word
-		if w, ok := optValue(args, "-O", "--output-document"); ok && w.Value != "-" {
-			out = append(out, w)
+		for _, o := range [][2]string{{"-O", "--output-document"}, {"-P", "--directory-prefix"}, {"-o", "--output-file"}, {"-a", "--append-output"}, {"", "--save-cookies"}} {
+			for _, w := range optValues(args, o[0], o[1], 0) {
+				if w.Dynamic || w.Value != "-" {
+					out = append(out, w)
+				}
+			}
 		}
-		if w, ok := optValue(args, "-P", "--directory-prefix"); ok {
-			out = append(out, w)
+		return out
+	case "7z", "7za", "7zr", "7zz":
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.Prefix, "-o") {
+				w := a
+				w.Value, w.Prefix = a.Value[2:], a.Prefix[2:]
+				return []shell.Word{w}
+			}
+		}
+	case "cpio":
+		if hasFlag(args, "i", "extract") {
+			if w, ok := optValue(args, "-D", "--directory"); ok {
+				return []shell.Word{w}
+			}
+		}
+	case "find":
+		var out []shell.Word
+		for i := 1; i+1 < len(args); i++ {
+			if oneOf(args[i].Value, "-fprint", "-fprint0", "-fprintf", "-fls") {
+				out = append(out, args[i+1])
+			}
 		}
 		return out
 	case "tar", "bsdtar", "gtar":
 		return tarTargets(args)
 	case "unzip":
-		if w, ok := optValue(args, "-d", ""); ok {
+		if w, ok := optValue(args, "-d", "--exdir"); ok {
 			return []shell.Word{w}
 		}
-	case "sort":
+	case "sort", "uniq":
 		if w, ok := optValue(args, "-o", "--output"); ok {
 			return []shell.Word{w}
 		}
@@ -484,6 +508,11 @@ func tarTargets(args []shell.Word) []shell.Word {
 		if w, ok := optValue(args, "-C", "--directory"); ok {
 			out = append(out, w)
 		}
+		if hasFlag(args, "", "absolute-names") || tarOldFlag(args, 'P') || hasFlag(args, "P") {
+			// Absolute names in the archive are kept: it may write
+			// anywhere.
+			out = append(out, shell.Word{Value: "the absolute paths the archive holds", Dynamic: true})
+		}
 	}
 	if create {
 		if w, ok := optValue(args, "-f", "--file"); ok && w.Value != "-" {
@@ -549,4 +578,70 @@ func (e *env) sensitiveRel(c *shell.Command, v string) (string, bool) {
 		}
 	}
 	return hit, hit != ""
+}
+
+// curlTargets are the files curl writes: -o (each of them, under
+// --output-dir when given), -O names under --output-dir, the header,
+// cookie and trace files.
+func curlTargets(args []shell.Word) []shell.Word {
+	var out []shell.Word
+	dir, hasDir := optValue(args, "", "--output-dir")
+	if hasDir {
+		out = append(out, dir)
+	}
+	for _, w := range optValues(args, "-o", "--output", 0) {
+		if !w.Dynamic && w.Value == "-" {
+			continue
+		}
+		if hasDir && !w.Dynamic && !dir.Dynamic && !path.IsAbs(w.Value) {
+			j := path.Join(dir.Value, w.Value)
+			w = shell.Word{Value: j, Prefix: j}
+		}
+		out = append(out, w)
+	}
+	for _, o := range [][2]string{{"-D", "--dump-header"}, {"-c", "--cookie-jar"}, {"", "--trace"}, {"", "--trace-ascii"}, {"", "--stderr"}, {"", "--libcurl"}, {"", "--etag-save"}, {"", "--hsts"}, {"", "--alt-svc"}} {
+		for _, w := range optValues(args, o[0], o[1], 0) {
+			if w.Dynamic || w.Value != "-" && w.Value != "%" {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// curlReads are the files curl sends or reads: @file and <file values
+// of the data, form and header options, cookie files, the config.
+func curlReads(args []shell.Word) []shell.Word {
+	var out []shell.Word
+	for _, o := range [][2]string{{"-d", "--data"}, {"", "--data-binary"}, {"", "--data-ascii"}, {"", "--data-urlencode"}, {"", "--json"},
+		{"-F", "--form"}, {"-H", "--header"}, {"", "--proxy-header"}, {"-b", "--cookie"}, {"-w", "--write-out"}, {"", "--variable"}} {
+		for _, w := range optValues(args, o[0], o[1], 0) {
+			v := w.Value
+			if w.Dynamic {
+				v = w.Prefix
+			}
+			k := strings.IndexAny(v, "@<")
+			if k < 0 {
+				if o[0] == "-b" && !strings.ContainsAny(v, "=;") && v != "" {
+					out = append(out, w)
+				}
+				continue
+			}
+			f := v[k+1:]
+			if i := strings.IndexByte(f, ';'); i >= 0 {
+				f = f[:i]
+			}
+			if f == "" || f == "-" {
+				continue
+			}
+			out = append(out, shell.Word{Value: f, Prefix: f, Dynamic: w.Dynamic})
+		}
+	}
+	return out
+}
+
+// tarOldFlag reports whether tar's first argument, in the old style
+// without a dash (tar xPf a.tar), holds the letter.
+func tarOldFlag(args []shell.Word, c byte) bool {
+	return len(args) > 1 && !args[1].Dynamic && !strings.HasPrefix(args[1].Value, "-") && strings.IndexByte(args[1].Value, c) >= 0
 }

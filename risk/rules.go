@@ -70,28 +70,81 @@ func hasFlag(args []shell.Word, short string, long ...string) bool {
 	return false
 }
 
+// optValue returns the first value of an option: -s VALUE, -sVALUE, a
+// cluster of one-letter flags ending in s (-xs VALUE), --long VALUE or
+// --long=VALUE. short is "-s" (or "" for none), long "--long" (or "").
 func optValue(args []shell.Word, short, long string) (shell.Word, bool) {
-	for i := 1; i < len(args); i++ {
-		v := args[i].Value
-		if v == "--" {
+	vs := optValues(args, short, long, 1)
+	if len(vs) == 0 {
+		return shell.Word{}, false
+	}
+	return vs[0], true
+}
+
+// optValues returns up to max values (0: all) of an option, as
+// optValue finds them. A value attached to a dynamic word (-o"$X",
+// --output=$X/y) stays dynamic, with its known beginning.
+func optValues(args []shell.Word, short, long string, max int) []shell.Word {
+	var out []shell.Word
+	attached := func(a shell.Word, n int) shell.Word {
+		if a.Dynamic {
+			pre := ""
+			if len(a.Prefix) > n {
+				pre = a.Prefix[n:]
+			}
+			return shell.Word{Value: a.Value[min(n, len(a.Value)):], Dynamic: true, Prefix: pre, Taint: a.Taint}
+		}
+		return shell.Word{Value: a.Value[n:], Prefix: a.Value[n:], Taint: a.Taint}
+	}
+	for i := 1; i < len(args) && (max == 0 || len(out) < max); i++ {
+		a := args[i]
+		v := a.Value
+		// The option name itself must be static: for a dynamic word only
+		// its known beginning counts.
+		known := v
+		if a.Dynamic {
+			known = a.Prefix
+		}
+		if known == "--" {
 			break
 		}
-		if short != "" && v == short && i+1 < len(args) {
-			return args[i+1], true
-		}
-		if short != "" && len(short) == 2 && strings.HasPrefix(v, short) && len(v) > 2 && !strings.HasPrefix(v, "--") {
-			return shell.Static(v[2:]), true
-		}
 		if long != "" {
-			if v == long && i+1 < len(args) {
-				return args[i+1], true
+			if !a.Dynamic && v == long {
+				if i+1 < len(args) {
+					out = append(out, args[i+1])
+					i++
+				}
+				continue
 			}
-			if strings.HasPrefix(v, long+"=") {
-				return shell.Static(v[len(long)+1:]), true
+			if strings.HasPrefix(known, long+"=") {
+				out = append(out, attached(a, len(long)+1))
+				continue
 			}
+		}
+		if short == "" || len(short) != 2 || len(known) < 2 || known[0] != '-' || known[1] == '-' {
+			continue
+		}
+		if !a.Dynamic && v == short {
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+			continue
+		}
+		// -sVALUE, or a cluster -xyS VALUE / -xySVALUE.
+		k := strings.IndexByte(known[1:], short[1])
+		if k < 0 {
+			continue
+		}
+		n := 2 + k
+		if n < len(v) || a.Dynamic {
+			out = append(out, attached(a, n))
+		} else if i+1 < len(args) {
+			out = append(out, args[i+1])
+			i++
 		}
 	}
-	return shell.Word{}, false
+	return out
 }
 
 // byName applies the rules tied to a command's name.
@@ -176,6 +229,26 @@ func (j *judge) byName(c *shell.Command) {
 		j.hit(c, "sandbox-escape", Risky, "machinectl %s opens a shell outside the sandbox", args[1].Value)
 	case name == "systemd-run":
 		j.hit(c, "sandbox-escape", Risky, "systemd-run starts the command through the service manager, outside the sandbox")
+	case oneOf(name, "busctl", "gdbus", "dbus-send", "qdbus", "dbus"):
+		for _, a := range args[1:] {
+			if strings.Contains(a.Value, "systemd1") || strings.Contains(a.Value, "org.freedesktop.login1") || strings.Contains(a.Value, "PolicyKit1") {
+				j.hit(c, "sandbox-escape", Risky, "%s asks a system service to act (%s), outside the sandbox", name, a.Value)
+				break
+			}
+		}
+	case lname == "wsl" || lname == "wsl.exe" || lname == "wslg":
+		j.wsl(c)
+	case name == "setcap":
+		if ops := operands(args, "f"); len(ops) > 0 && !ops[0].Dynamic && ops[0].Value != "-r" && strings.ContainsAny(ops[0].Value, "+=") {
+			j.hit(c, "chmod-setuid", Risky, "setcap %s gives a program privileges", ops[0].Value)
+		}
+		for _, o := range operands(args, "f")[min(1, len(operands(args, "f"))):] {
+			j.write(c, o, "setcap changes")
+		}
+	case name == "enable":
+		if hasFlag(args, "f") {
+			j.hit(c, "preload", NeedsConfirmation, "enable -f loads a library into the shell as a builtin")
+		}
 	case lname == "reg":
 		j.registry(c)
 	case oneOf(lname, "vssadmin", "wbadmin") && hasWordFold(args, "delete", "resize"):
@@ -502,12 +575,20 @@ func (j *judge) git(c *shell.Command) {
 			break
 		}
 	}
+	for _, d := range optValues(args[:max(gitSub(args), 1)], "", "--exec-path", 0) {
+		j.gitExecPath(c, "--exec-path", d)
+	}
 	si := gitSub(args)
 	if si < 0 {
 		return
 	}
 	sub := args[si].Value
 	rest := append([]shell.Word{args[si]}, args[si+1:]...)
+	if sub == "init" || sub == "clone" {
+		if t, ok := optValue(rest, "", "--template"); ok && (t.Dynamic || t.Value != "") {
+			j.hit(c, "git-hooks-path", NeedsConfirmation, "git %s --template copies hooks from %s into the new repository", sub, t.Value)
+		}
+	}
 	switch sub {
 	case "reset":
 		if hasFlag(rest, "", "hard") {
@@ -581,6 +662,19 @@ func (j *judge) git(c *shell.Command) {
 	}
 }
 
+// gitExecPath judges a directory git would run its subcommand programs
+// (git-SUBCOMMAND) from.
+func (j *judge) gitExecPath(c *shell.Command, what string, d shell.Word) {
+	if !d.Dynamic {
+		if p, ok := j.env.resolve(c, d); ok {
+			if _, sys := j.env.isSystem(p); sys {
+				return
+			}
+		}
+	}
+	j.hit(c, "dynamic-command", NeedsConfirmation, "%s %s: git runs its subcommands from a directory that is not checked", what, d.Value)
+}
+
 func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
 	ops := operands(rest, "f", "file", "blob", "type", "default")
 	reading := hasFlag(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
@@ -613,11 +707,41 @@ func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
 	if hasFlag(rest, "", "system") {
 		j.writePath(c, "/etc/gitconfig", "git config --system writes")
 	}
+	for _, f := range optValues(rest, "-f", "--file", 0) {
+		if f.Dynamic || f.Value != "-" {
+			j.write(c, f, "git config --file writes")
+		}
+	}
 }
 
 // safeexec flags a nested safeexec that would loosen the policy.
 func (j *judge) safeexec(c *shell.Command) {
 	args := c.Args
+	for _, w := range c.Wrappers {
+		if w.Name != "env" {
+			continue
+		}
+		for i, a := range w.Args {
+			v := a.Value
+			unset := ""
+			switch {
+			case v == "-i" || v == "--ignore-environment" || v == "-" || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsRune(v, 'i') && !strings.ContainsAny(v, "uCS"):
+				j.hit(c, "nested-safeexec", Risky, "env %s clears the variables that set the policy of a nested safeexec", v)
+			case (v == "-u" || v == "--unset") && i+1 < len(w.Args):
+				unset = w.Args[i+1].Value
+			case strings.HasPrefix(v, "--unset="):
+				unset = v[len("--unset="):]
+			case strings.HasPrefix(v, "-u") && len(v) > 2:
+				unset = v[2:]
+			}
+			if unset != "" && policyVar(unset) {
+				j.hit(c, "nested-safeexec", Risky, "env -u %s changes the policy of a nested safeexec", unset)
+			}
+		}
+	}
+	if len(args) > 2 && args[1].Value == "config" && args[2].Value == "init" {
+		j.hit(c, "nested-safeexec", Risky, "safeexec config init writes the user's safeexec configuration")
+	}
 	for i := 1; i < len(args); i++ {
 		v := args[i].Value
 		if v == "--" || v == "-c" || v == "-lc" || v == "-ic" {
@@ -932,3 +1056,28 @@ func sedCommands(script string) []string {
 // sedCommands returns the shell commands of a sed script's e commands
 // ("" for e without a command and for s///e, which run text from the
 // input).
+
+// policyVar reports whether an environment variable decides which
+// policy safeexec loads.
+func policyVar(name string) bool {
+	return strings.HasPrefix(name, "SAFEEXEC_") || name == "XDG_CONFIG_HOME" || name == "XDG_STATE_HOME" || name == "HOME"
+}
+
+// wsl flags running commands in a WSL distribution: they run in its own
+// virtual machine, outside the Windows sandbox, and as root with -u root.
+func (j *judge) wsl(c *shell.Command) {
+	args := c.Args
+	for i, a := range args[1:] {
+		v := strings.ToLower(a.Value)
+		if oneOf(v, "-l", "--list", "--status", "--version", "-v", "--help") {
+			return
+		}
+		if (v == "-u" || v == "--user") && i+2 < len(args) && args[i+2].Value == "root" {
+			j.hit(c, "sudo", Risky, "wsl -u root runs the command as root")
+		}
+		if !strings.HasPrefix(v, "-") || v == "-e" || v == "--exec" || v == "--" {
+			break
+		}
+	}
+	j.hit(c, "sandbox-escape", Risky, "wsl runs commands in a Linux virtual machine, outside the sandbox")
+}

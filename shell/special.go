@@ -221,10 +221,32 @@ func (p *parser) forgetWords(cmd *Command, sc *scope, withVal string) {
 	}
 }
 
+// optionValues finds every value of an option, as optionValue does.
+func optionValues(args []Word, short, long string) []Word {
+	var out []Word
+	for i := 1; i < len(args) && len(out) < 64; {
+		w, next, ok := optionAt(args, i, short, long)
+		if !ok {
+			break
+		}
+		out = append(out, w)
+		i = next
+	}
+	return out
+}
+
 // optionValue finds the value of -s VALUE / -sVALUE / --long=VALUE /
-// --long VALUE anywhere in args.
+// --long VALUE anywhere in args (s may end a cluster of one-letter
+// flags: -qs VALUE).
 func optionValue(args []Word, short, long string) (Word, bool) {
-	for i := 1; i < len(args); i++ {
+	w, _, ok := optionAt(args, 1, short, long)
+	return w, ok
+}
+
+// optionAt is optionValue from args[from]; next is the index after the
+// option and its value.
+func optionAt(args []Word, from int, short, long string) (Word, int, bool) {
+	for i := from; i < len(args); i++ {
 		a := args[i]
 		if a.Dynamic {
 			continue
@@ -234,24 +256,24 @@ func optionValue(args []Word, short, long string) (Word, bool) {
 			break
 		}
 		if long != "" && (v == "--"+long) && i+1 < len(args) {
-			return args[i+1], true
+			return args[i+1], i + 2, true
 		}
 		if long != "" && strings.HasPrefix(v, "--"+long+"=") {
-			return Word{Value: v[len(long)+3:], Taint: a.Taint}.fix(), true
+			return Word{Value: v[len(long)+3:], Taint: a.Taint}.fix(), i + 1, true
 		}
 		if short != "" && len(v) > 1 && v[0] == '-' && v[1] != '-' {
 			if k := strings.Index(v[1:], short); k >= 0 {
 				rest := v[1+k+len(short):]
 				if rest != "" {
-					return Word{Value: rest, Taint: a.Taint}.fix(), true
+					return Word{Value: rest, Taint: a.Taint}.fix(), i + 1, true
 				}
 				if i+1 < len(args) {
-					return args[i+1], true
+					return args[i+1], i + 2, true
 				}
 			}
 		}
 	}
-	return Word{}, false
+	return Word{}, len(args), false
 }
 
 // shellRun follows the program a shell command runs.
@@ -909,7 +931,12 @@ func (p *parser) gitConfigs(cmd *Command, sc *scope, fr *frame) {
 			p.gitConfig(args[i], cmd, sc, fr)
 		case strings.HasPrefix(v, "-c") && len(v) > 2:
 			p.gitConfig(Word{Value: v[2:], Dynamic: args[i].Dynamic, Taint: args[i].Taint}.fix(), cmd, sc, fr)
-		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env":
+		case v == "--config-env" && i+1 < len(args):
+			i++
+			p.gitConfigEnv(args[i], cmd, sc, fr)
+		case strings.HasPrefix(v, "--config-env="):
+			p.gitConfigEnv(Word{Value: v[len("--config-env="):], Dynamic: args[i].Dynamic}.fix(), cmd, sc, fr)
+		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path":
 			i++
 		case strings.HasPrefix(v, "-"):
 		default:
@@ -918,14 +945,39 @@ func (p *parser) gitConfigs(cmd *Command, sc *scope, fr *frame) {
 	}
 }
 
+// gitConfigEnv follows git --config-env=KEY=VAR: the value comes from
+// the environment.
+func (p *parser) gitConfigEnv(kv Word, cmd *Command, sc *scope, fr *frame) {
+	key, env, ok := strings.Cut(kv.Value, "=")
+	if !ok || kv.Dynamic {
+		return
+	}
+	val, _ := p.lookup(sc, env)
+	w := val
+	w.Value = key + "=" + val.Value
+	w.Prefix = key + "=" + val.Prefix
+	p.gitConfig(w, cmd, sc, fr)
+}
+
 func (p *parser) gitConfig(kv Word, cmd *Command, sc *scope, fr *frame) {
 	key, val, _ := strings.Cut(kv.Value, "=")
 	key = strings.ToLower(key)
+	if key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path") {
+		// Configuration read from a file: any command-running key may
+		// be set there.
+		child := &Command{Args: []Word{{Value: "(git configuration from " + val + ")", Dynamic: true}}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+		p.emit(child, fr.child(ConfigCommand, cmd, fr.src))
+		return
+	}
 	if !GitCommandKey(key) {
 		return
 	}
 	if kv.Dynamic {
-		child := &Command{Args: []Word{kv}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+		w := kv
+		if i := strings.IndexByte(w.Value, '='); i >= 0 && strings.HasPrefix(w.Prefix, w.Value[:i+1]) {
+			w.Value, w.Prefix = w.Value[i+1:], w.Prefix[i+1:]
+		}
+		child := &Command{Args: []Word{w}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
 		p.emit(child, fr.child(ConfigCommand, cmd, fr.src))
 		return
 	}
@@ -1112,8 +1164,12 @@ func (p *parser) gitRuns(cmd *Command, sc *scope, fr *frame) {
 // variables reach it, so they are recorded with its assignments.
 func (p *parser) safeexecRun(cmd *Command, sc *scope, fr *frame) {
 	for k, v := range sc.vars {
-		if strings.HasPrefix(k, "SAFEEXEC_") && v.exported {
-			cmd.Assigns = append(cmd.Assigns, Assign{Name: k, Value: v.w})
+		if (strings.HasPrefix(k, "SAFEEXEC_") || k == "XDG_CONFIG_HOME" || k == "XDG_STATE_HOME" || k == "HOME") && (v.exported || v.unset) {
+			w := v.w
+			if v.unset {
+				w = Word{Value: "(unset)", Dynamic: true}
+			}
+			cmd.Assigns = append(cmd.Assigns, Assign{Name: k, Value: w})
 		}
 	}
 	args := cmd.Args
@@ -1224,6 +1280,11 @@ func (p *parser) commandVar(name string, val Word, sc *scope, fr *frame, cmd *Co
 			src := &Command{Args: []Word{Static("source"), val}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
 			p.finish(src, p.childScope(sc, cmd), fr.child(ConfigCommand, cmd, fr.src))
 		}
+	case name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_CONFIG":
+		if !val.Dynamic && (val.Value == "/dev/null" || val.Value == "") {
+			return
+		}
+		p.gitConfig(Word{Value: "include.path=" + val.Value}.fix(), &Command{Dir: sc.dir, DirKnown: sc.dirKnown}, sc, fr)
 	case name == "GIT_CONFIG_PARAMETERS":
 		if val.Dynamic || cmd == nil {
 			return
@@ -1281,51 +1342,59 @@ func (p *parser) recordDownload(cmd *Command, sc *scope) {
 	args := cmd.Args
 	switch name {
 	case "curl":
-		for i := 1; i < len(args); i++ {
-			v := args[i].Value
-			switch {
-			case (v == "-o" || v == "--output") && i+1 < len(args):
-				add(args[i+1])
-				i++
-			case strings.HasPrefix(v, "--output="):
-				add(Static(v[len("--output="):]))
-			case strings.HasPrefix(v, "-o") && len(v) > 2 && !strings.HasPrefix(v, "--"):
-				add(Static(v[2:]))
-			case v == "-O" || v == "--remote-name" || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "O")):
-				for _, u := range args[1:] {
-					if b := urlBase(u.Value); b != "" {
-						add(Static(b))
-					}
-				}
+		dir, hasDir := optionValue(args, "", "output-dir")
+		for _, w := range optionValues(args, "o", "output") {
+			if hasDir && !w.Dynamic && !dir.Dynamic && !path.IsAbs(w.Value) {
+				w = Static(path.Join(dir.Value, w.Value))
+			}
+			add(w)
+		}
+		remoteName := false
+		for _, a := range args[1:] {
+			v := a.Value
+			if v == "--" {
+				break
+			}
+			if v == "--remote-name" || v == "--remote-name-all" || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsAny(v, "OJ") {
+				remoteName = true
 			}
 		}
-	case "wget":
-		out := ""
-		for i := 1; i < len(args); i++ {
-			v := args[i].Value
-			switch {
-			case (v == "-O" || v == "--output-document") && i+1 < len(args):
-				out = args[i+1].Value
-				i++
-			case strings.HasPrefix(v, "--output-document="):
-				out = v[len("--output-document="):]
-			case strings.HasPrefix(v, "-O") && len(v) > 2:
-				out = v[2:]
-			}
-		}
-		if out != "" {
-			add(Static(out))
-		} else {
+		if remoteName {
 			for _, u := range args[1:] {
 				if b := urlBase(u.Value); b != "" {
+					if hasDir && !dir.Dynamic {
+						b = path.Join(dir.Value, b)
+					}
 					add(Static(b))
 				}
 			}
 		}
-	case "tee":
+	case "wget":
+		outs := optionValues(args, "O", "output-document")
+		for _, o := range outs {
+			add(o)
+		}
+		if len(outs) == 0 {
+			prefix, hasPrefix := optionValue(args, "P", "directory-prefix")
+			for _, u := range args[1:] {
+				if b := urlBase(u.Value); b != "" {
+					if hasPrefix && !prefix.Dynamic {
+						b = path.Join(prefix.Value, b)
+					}
+					add(Static(b))
+				}
+			}
+		}
+	case "tee", "sponge":
 		for _, a := range args[1:] {
 			if !strings.HasPrefix(a.Value, "-") {
 				add(a)
+			}
+		}
+	case "dd":
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.Value, "of=") && !a.Dynamic {
+				add(Static(a.Value[3:]))
 			}
 		}
 	case "cp", "mv", "install":
@@ -1444,9 +1513,29 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		}
 		here()
 		return
+	case "python", "python3", "python2", "pypy3", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "Rscript", "R", "awk", "gawk", "mawk", "nawk", "osascript":
+		// Inline code may write any file it names: what a later command
+		// reads from there is not what is on disk now.
+		for _, a := range args[1:] {
+			if a.Dynamic || !strings.ContainsAny(a.Value, "\"'") {
+				continue
+			}
+			for _, lit := range quotedLiterals(a.Value) {
+				file(Static(lit))
+			}
+		}
+	case "sponge":
+		for _, a := range operands() {
+			file(a)
+		}
 	case "tee", "truncate", "sed", "perl", "ruby", "gsed", "shred", "dd":
 		for _, a := range operands() {
 			file(a)
+			if (name == "perl" || name == "ruby") && !a.Dynamic {
+				for _, lit := range quotedLiterals(a.Value) {
+					file(Static(lit))
+				}
+			}
 			if (name == "sed" || name == "gsed") && !a.Dynamic {
 				_, ws, _ := SedScript(a.Value)
 				for _, w := range ws {
@@ -1464,6 +1553,10 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		if len(ops) > 0 {
 			dir(ops[len(ops)-1])
 		}
+		if name == "cp" && len(ops) == 2 && (hasShort(args, 's') || hasLong(args, "symbolic-link")) {
+			// cp -s makes symbolic links (cp -rs a tree of them).
+			p.addLink(cmd, ops[0], ops[1])
+		}
 		for i, a := range args {
 			if (a.Value == "-t" || a.Value == "--target-directory") && i+1 < len(args) {
 				dir(args[i+1])
@@ -1477,19 +1570,7 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		link := ops[len(ops)-1]
 		dir(link)
 		if len(ops) >= 2 && (hasShort(args, 's') || hasLong(args, "symbolic")) {
-			target := ops[len(ops)-2]
-			if t, ok := cmd.Abs(target); ok && !target.Dynamic {
-				if l, ok := cmd.Abs(link); ok {
-					if p.prog.Links == nil {
-						p.prog.Links = make(map[string]string)
-					}
-					if strings.HasPrefix(target.Value, "/") {
-						p.prog.Links[l] = t
-					} else {
-						p.prog.Links[l] = path.Join(path.Dir(l), target.Value)
-					}
-				}
-			}
+			p.addLink(cmd, ops[len(ops)-2], link)
 		}
 	case "patch", "unzip", "tar", "bsdtar", "gtar", "7z", "cpio", "make", "gmake", "cmake", "npm", "yarn", "pnpm":
 		here()
@@ -1910,4 +1991,46 @@ func SedScript(script string) (cmds, writes, reads []string) {
 		}
 	}
 	return cmds, writes, reads
+}
+
+// quotedLiterals returns the quoted strings in code that could name a
+// file (no blanks, at most a few hundred bytes).
+func quotedLiterals(code string) []string {
+	var out []string
+	for i := 0; i < len(code) && len(out) < 64; i++ {
+		q := code[i]
+		if q != '"' && q != '\'' {
+			continue
+		}
+		j := strings.IndexByte(code[i+1:], q)
+		if j < 0 {
+			break
+		}
+		lit := code[i+1 : i+1+j]
+		i += j + 1
+		if lit != "" && len(lit) < 512 && !strings.ContainsAny(lit, " \t\n\\$%{}") {
+			out = append(out, lit)
+		}
+	}
+	return out
+}
+
+// addLink records a symbolic link NAME → TARGET the script creates.
+func (p *parser) addLink(cmd *Command, target, link Word) {
+	t, ok := cmd.Abs(target)
+	if !ok || target.Dynamic {
+		return
+	}
+	l, ok := cmd.Abs(link)
+	if !ok {
+		return
+	}
+	if p.prog.Links == nil {
+		p.prog.Links = make(map[string]string)
+	}
+	if strings.HasPrefix(target.Value, "/") {
+		p.prog.Links[l] = t
+	} else {
+		p.prog.Links[l] = path.Join(path.Dir(l), target.Value)
+	}
 }

@@ -52,7 +52,7 @@ func classify(prog *shell.Program, e *env) (v Verdict) {
 }
 
 func (e *env) shellOptions() shell.Options {
-	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env}
+	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env, FoldNames: e.fold || e.platformKey() == "windows"}
 	if e.c.ReadScript != nil {
 		o.ReadScript = e.readScript
 	}

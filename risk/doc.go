@@ -182,8 +182,8 @@
 // built at run time, getattr tricks, code fetched at run time) can hide
 // what it does; the scan catches the common shapes and flags run-time
 // built commands it sees. Path checks compare paths as written after
-// normalisation: symbolic links that exist on disk and bind mounts are not
-// resolved. It judges a snapshot: a file changed by another process between
+// normalisation (case-insensitively on macOS): symbolic links that exist
+// on disk and bind mounts are not resolved. It judges a snapshot: a file changed by another process between
 // the judgement and the run is not seen. It is one layer: the sandbox is
 // what confines a command the classifier misjudged.
 package risk

@@ -68,6 +68,9 @@ type env struct {
 	protAbs   []string
 	protRel   []string
 	system    []string
+	// fold is set where file names are case-insensitive (macOS):
+	// /ETC/hosts is /etc/hosts there.
+	fold bool
 }
 
 func newEnv(c *Context) *env {
@@ -115,7 +118,16 @@ func newEnv(c *Context) *env {
 		}
 	}
 	e.system = systemDirs[e.platformKey()]
+	e.fold = e.platformKey() == "darwin"
 	return e
+}
+
+// within is under, case-insensitively where file names are.
+func (e *env) within(p, base string) bool {
+	if under(p, base) {
+		return true
+	}
+	return e.fold && len(p) >= len(base) && under(strings.ToLower(p), strings.ToLower(base))
 }
 
 // allClean reports whether every entry is an absolute path in clean form,
@@ -188,7 +200,7 @@ func under(p, base string) bool {
 
 func (e *env) inRoot(p string) (string, bool) {
 	for _, r := range e.roots {
-		if under(p, r) {
+		if e.within(p, r) {
 			return r, true
 		}
 	}
@@ -200,12 +212,12 @@ func (e *env) isSensitive(p string) (string, bool) {
 		p = winNorm(p)
 	}
 	for _, s := range e.sensitive {
-		if under(p, s) || (isWinAbs(s) && under(strings.ToLower(p), s)) {
+		if e.within(p, s) || (isWinAbs(s) && e.within(strings.ToLower(p), s)) {
 			return s, true
 		}
 	}
 	for _, s := range e.secrets {
-		if under(p, s) || (isWinAbs(s) && under(strings.ToLower(p), s)) {
+		if e.within(p, s) || (isWinAbs(s) && e.within(strings.ToLower(p), s)) {
 			return s, true
 		}
 	}
@@ -236,14 +248,14 @@ func (e *env) isSystem(p string) (string, bool) {
 			return w, true // a drive root
 		}
 		for _, s := range systemDirs["windows"] {
-			if under(w, s) {
+			if e.within(w, s) {
 				return s, true
 			}
 		}
 		return "", false
 	}
 	for _, s := range e.system {
-		if under(p, s) {
+		if e.within(p, s) {
 			return s, true
 		}
 	}
@@ -252,7 +264,7 @@ func (e *env) isSystem(p string) (string, bool) {
 
 func (e *env) isProtected(p string) (string, bool) {
 	for _, a := range e.protAbs {
-		if under(p, a) {
+		if e.within(p, a) {
 			return a, true
 		}
 	}
@@ -260,12 +272,12 @@ func (e *env) isProtected(p string) (string, bool) {
 		return "", false
 	}
 	check := func(r string) (string, bool) {
-		if !strings.HasPrefix(p, r) || len(p) <= len(r) || (p[len(r)] != '/' && r != "/") {
+		if !e.within(p, r) || len(p) <= len(r) || (p[len(r)] != '/' && r != "/") {
 			return "", false
 		}
 		rest := strings.TrimPrefix(p[len(r):], "/")
 		for _, rel := range e.protRel {
-			if under(rest, rel) {
+			if e.within(rest, rel) {
 				return rel, true
 			}
 		}

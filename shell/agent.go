@@ -50,10 +50,28 @@ func (p *parser) agentShape(f *syntax.File, src string) (*agentInner, string) {
 			return in, "claude-code"
 		}
 	}
-	if in := geminiShape(f.Stmts, src); in != nil {
+	if in := geminiShape(f.Stmts, src); in != nil && p.tempDir(path.Dir(in.output)) {
+		in.output = ""
 		return in, "gemini-cli"
 	}
 	return nil, ""
+}
+
+// macTempDir is the per-user temporary directory of macOS.
+var macTempDir = regexp.MustCompile(`^/(private/)?var/folders/[^/]+/[^/]+/T$`)
+
+// tempDir reports whether the agents' wrappers may write their own files
+// to dir: a temporary directory, not a place a look-alike could use to
+// write somewhere that matters.
+func (p *parser) tempDir(dir string) bool {
+	dir = path.Clean(dir)
+	if dir == "/tmp" || dir == "/private/tmp" || macTempDir.MatchString(dir) {
+		return true
+	}
+	if t := p.opts.Env["TMPDIR"]; t != "" && path.IsAbs(t) && path.Clean(t) == dir {
+		return true
+	}
+	return strings.HasSuffix(strings.ToLower(dir), "/appdata/local/temp")
 }
 
 type link struct {
@@ -81,7 +99,7 @@ func (p *parser) claudeShape(st *syntax.Stmt, src string) *agentInner {
 	// Tail: && pwd -P >| …/claude-XXXX-cwd
 	last := links[n-1]
 	cwdFile, ok := claudePwd(last.st)
-	if last.op != syntax.AndStmt || !ok {
+	if last.op != syntax.AndStmt || !ok || !p.tempDir(path.Dir(cwdFile)) {
 		return nil
 	}
 	ev := links[n-2]
@@ -318,6 +336,7 @@ func geminiShape(stmts []*syntax.Stmt, src string) *agentInner {
 	if len(pg.Redirs) == 2 && !redirIs(pg.Redirs[1], "2>&1") {
 		return nil
 	}
+	output := path.Clean(t)
 	i := 3
 	if n == 5 {
 		// ( trap '' PIPE ; echo >&2 )
@@ -345,7 +364,7 @@ func geminiShape(stmts []*syntax.Stmt, src string) *agentInner {
 	if len(blk.Stmts) == 0 {
 		return nil
 	}
-	return &agentInner{Stmts: blk.Stmts, src: src}
+	return &agentInner{Stmts: blk.Stmts, src: src, output: output}
 }
 
 // litWords returns the values of words that are pure literals (quoted or

@@ -36,7 +36,10 @@
 //     in the script is not read: its content on disk is not what will
 //     run); symbolic links the script creates ([Program].Links);
 //   - the wrapper shapes Claude Code and Gemini CLI put around a command,
-//     recognised on the parsed program and peeled off ([Program].Wrapper);
+//     recognised on the parsed program and peeled off ([Program].Wrapper),
+//     only when their own output file is in a temporary directory;
+//   - with [Options].FoldNames, command names found case-insensitively
+//     (SUDO is sudo on macOS);
 //   - PowerShell (pwsh/powershell -Command, -EncodedCommand) and cmd.exe
 //     (cmd /c) command lines, with a small tokenizer of their own.
 //

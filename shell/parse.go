@@ -49,6 +49,9 @@ type Options struct {
 	// It should refuse files it does not want classified (outside the
 	// allowed roots, too large).
 	ReadScript func(path string) ([]byte, error)
+	// FoldNames says that command names are found case-insensitively
+	// (macOS and Windows file systems): SUDO runs sudo there.
+	FoldNames bool
 }
 
 type parser struct {

@@ -19,6 +19,7 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		cmd.Stdin = *fr.stdin
 	}
 	if cmd.Dialect == Sh {
+		p.foldName(cmd)
 		p.unwrap(cmd, sc)
 	}
 	p.emit(cmd, fr)
@@ -1098,6 +1099,25 @@ func (p *parser) gitRuns(cmd *Command, sc *scope, fr *frame) {
 	}
 	sub, rest := args[i].Value, args[i+1:]
 	child := func() *scope { return p.childScope(sc, cmd) }
+	for _, a := range rest {
+		// ext::CMD ARG… remotes run a program (when protocol.ext.allow
+		// permits; judged as if it did).
+		if strings.HasPrefix(a.Prefix, "ext::") {
+			if a.Dynamic {
+				c := &Command{Args: []Word{{Value: a.Value, Dynamic: true, Prefix: a.Prefix[5:], Taint: a.Taint}}, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+				p.emit(c, fr.child(ConfigCommand, cmd, fr.src))
+				continue
+			}
+			var words []Word
+			for _, w := range gitExtWords(a.Value[5:]) {
+				words = append(words, Word{Value: w, Taint: a.Taint}.fix())
+			}
+			if len(words) > 0 {
+				c := &Command{Args: words, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+				p.finish(c, child(), fr.child(ConfigCommand, cmd, fr.src))
+			}
+		}
+	}
 	// --upload-pack/-u (clone, fetch, ls-remote, archive --exec) and
 	// --receive-pack/--exec (push) name programs git runs.
 	for k := 0; k < len(rest); k++ {
@@ -2033,4 +2053,61 @@ func (p *parser) addLink(cmd *Command, target, link Word) {
 	} else {
 		p.prog.Links[l] = path.Join(path.Dir(l), target.Value)
 	}
+}
+
+// gitExtWords splits the command of a git ext:: remote: spaces separate
+// words, "% " is a space, "%%" a percent sign, %s, %S and %G stand for
+// values git fills in.
+func gitExtWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case ' ':
+				cur.WriteByte(' ')
+			case '%':
+				cur.WriteByte('%')
+			case 's', 'S':
+				cur.WriteString("git-upload-pack")
+			case 'G':
+				cur.WriteString("repo")
+			default:
+				cur.WriteByte('%')
+				cur.WriteByte(s[i])
+			}
+			in = true
+		case c == ' ':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// foldName lower-cases a command name (without a directory) where
+// names are found case-insensitively.
+func (p *parser) foldName(cmd *Command) {
+	if !p.opts.FoldNames || len(cmd.Args) == 0 {
+		return
+	}
+	a := cmd.Args[0]
+	if a.Dynamic || strings.ContainsAny(a.Value, "/\\") || strings.ToLower(a.Value) == a.Value {
+		return
+	}
+	l := strings.ToLower(a.Value)
+	cmd.Args[0] = Word{Value: l, Prefix: l, Taint: a.Taint, Glob: a.Glob}
 }

@@ -551,6 +551,7 @@ func (p *parser) unwrap(cmd *Command, sc *scope) {
 			p.issue(TooComplex, Top, "more than 32 wrapper commands around one command")
 			return
 		}
+		p.foldName(cmd)
 		a0 := cmd.Args[0]
 		if a0.Dynamic {
 			return

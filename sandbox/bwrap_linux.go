@@ -345,7 +345,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
 		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release,
-		gitRoots: sweepRoots(p), started: started}
+		gitRoots: sweepRoots(p, false), started: started}
 	if syncR != nil {
 		proc.watchdog = watchCgroup(syncR, cgroup)
 	}
@@ -429,7 +429,7 @@ type bwrapProcess struct {
 	argv0    string
 	// gitRoots are swept for nested git directories the run changed
 	// (sweepNestedGit), started is when the run began.
-	gitRoots []string
+	gitRoots *gitSweepPlan
 	started  time.Time
 	// release ends the thread that holds the sandbox's network namespace
 	// and bwrap's parent-death signal; called once bwrap is gone.

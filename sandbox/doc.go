@@ -110,10 +110,12 @@
 //   - Protected paths are found at the places the policy names (under each
 //     writable root). A git repository nested below a root (a vendored one,
 //     a submodule's git directory in .git/modules, one created with git
-//     init during the run) is writable during the run; afterwards the
-//     hooks that would run and config that names a command or another
-//     file, which the run created or changed, are moved to quarantine
-//     (sweepNestedGit, both backends). The sweep skips node_modules,
+//     init during the run, also in a working directory that was not a
+//     repository; a git directory a .git file or link leads to, a bare
+//     repository, per-worktree config.worktree) is writable during the
+//     run; afterwards the hooks that would run and config that names a
+//     command or another file, which the run created or changed, are
+//     moved to quarantine (sweepNestedGit, both backends). The sweep skips node_modules,
 //     virtualenvs and caches, stops after 50 000 directory entries and 12
 //     levels, does not run after a SIGKILL of safeexec, and judges config
 //     by its keys, so a planted config value it does not know stays. A

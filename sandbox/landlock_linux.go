@@ -299,7 +299,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	if lp, ok := proc.(*landlockProcess); ok {
 		lp.tmp = tmp
-		lp.gitRoots, lp.started = sweepRoots(p), started
+		lp.gitRoots, lp.started = sweepRoots(p, true), started
 	} else {
 		tmp.remove()
 	}
@@ -600,7 +600,7 @@ type landlockProcess struct {
 	// tmp is the run's private temporary directory, removed after it.
 	tmp *privateTmp
 	// gitRoots and started: see sweepNestedGit.
-	gitRoots []string
+	gitRoots *gitSweepPlan
 	started  time.Time
 
 	mu   sync.Mutex

@@ -23,6 +23,15 @@ import (
 // changed: their status-change time (which a command cannot set back, as
 // it can the modification time) is at or after the run's start.
 //
+// Git directories are found where git finds them: a .git directory; a
+// .git file ("gitdir: PATH", as submodules and worktrees use) and a
+// commondir file, followed to wherever they lead inside what the command
+// could write (the roots, the tool cache); a bare repository (HEAD, objects
+// and refs in any directory). A root's own .git is checked too when it did
+// not exist at the start (the run made the directory a repository, so
+// nothing was protected), and its per-worktree config (config.worktree,
+// read with extensions.worktreeConfig) always.
+//
 // The walk does not follow symbolic links, skips directories where nobody
 // runs git (node_modules, virtualenvs, caches), and stops after
 // nestedGitBudget entries: beyond that, and for repositories created
@@ -39,11 +48,31 @@ var (
 var nestedGitSkip = []string{"node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache",
 	".pytest_cache", ".gradle", ".cache"}
 
-// sweepNestedGit checks the git directories below roots (directories) and
+// gitSweepPlan is what the sweep needs to know from the start of the run.
+type gitSweepPlan struct {
+	// roots are walked.
+	roots []string
+	// hadGit holds the roots whose own .git was there at the start, and
+	// so protected during the run.
+	hadGit map[string]bool
+	// reach are the resolved directories the command could write to: a
+	// git directory named by a .git or commondir file is checked only
+	// there (nowhere else could the run have put one).
+	reach []string
+	// protected are the resolved .git directories of the roots in
+	// hadGit: reached through a link or a .git file, their hooks and
+	// config are still the protected ones.
+	protected []string
+}
+
+// sweepNestedGit checks the git directories below the plan's roots and
 // returns the host paths it took away, reporting each on w.
-func sweepNestedGit(roots []string, since time.Time, w io.Writer) []string {
-	s := &gitSweep{since: since, budget: nestedGitBudget, w: w}
-	for _, r := range roots {
+func sweepNestedGit(plan *gitSweepPlan, since time.Time, w io.Writer) []string {
+	if plan == nil {
+		return nil
+	}
+	s := &gitSweep{since: since, budget: nestedGitBudget, w: w, plan: plan, seen: map[string]bool{}}
+	for _, r := range plan.roots {
 		fd := openNoFollow(r)
 		if fd < 0 {
 			continue
@@ -64,20 +93,28 @@ type gitSweep struct {
 	q      quarantine
 	taken  []string
 	buf    []byte
+	plan   *gitSweepPlan
+	seen   map[string]bool // git directories checked
+}
+
+// gitNames are the file names readNames reports besides directories.
+type gitNames struct {
+	dotGit, head bool // a .git and a HEAD that are not directories
 }
 
 // readNames lists the entries of dfd that are, or may be, directories
 // (raw getdents with the entry types: the walk runs after every command
-// and must not touch each file).
-func (s *gitSweep) readNames(dfd int) []string {
+// and must not touch each file), and notes a .git or HEAD file.
+func (s *gitSweep) readNames(dfd int) ([]string, gitNames) {
 	if s.buf == nil {
 		s.buf = make([]byte, 32<<10)
 	}
 	var names []string
+	var files gitNames
 	for {
 		n, err := unix.ReadDirent(dfd, s.buf)
 		if err != nil || n <= 0 {
-			return names
+			return names, files
 		}
 		b := s.buf[:n]
 		for len(b) >= 19 {
@@ -94,6 +131,12 @@ func (s *gitSweep) readNames(dfd int) []string {
 			b = b[reclen:]
 			s.budget--
 			if typ != unix.DT_DIR && typ != unix.DT_UNKNOWN {
+				switch string(name) {
+				case ".git":
+					files.dotGit = true
+				case "HEAD":
+					files.head = true
+				}
 				continue
 			}
 			if nm := string(name); nm != "." && nm != ".." {
@@ -111,13 +154,27 @@ func (s *gitSweep) dir(dfd int, p string, depth int, isRoot bool) {
 	if s.budget <= 0 || depth > nestedGitDepth {
 		return
 	}
-	names := s.readNames(dfd)
+	names, files := s.readNames(dfd)
+	if files.head && slices.Contains(names, "objects") && slices.Contains(names, "refs") {
+		// A bare repository (or one that looks like it to git).
+		s.gitDir(p, true)
+		return
+	}
+	if files.dotGit {
+		// "gitdir: PATH": a submodule's or worktree's git directory
+		// elsewhere, which git uses as if it were here.
+		s.follow(p, ".git", "gitdir: ")
+	}
 	for _, name := range names {
 		if name == ".git" {
 			// The root's own hooks and config are bound read-only during
-			// the run; its submodules' git directories are not.
+			// the run when they were there at its start; its
+			// submodules' git directories are not.
 			if fi, err := os.Lstat(filepath.Join(p, name)); err == nil && fi.IsDir() {
-				s.gitDir(filepath.Join(p, name), !isRoot)
+				g := filepath.Join(p, name)
+				s.gitDir(g, !isRoot || !s.plan.hadGit[p])
+			} else {
+				s.follow(p, ".git", "gitdir: ")
 			}
 			continue
 		}
@@ -133,8 +190,25 @@ func (s *gitSweep) dir(dfd int, p string, depth int, isRoot bool) {
 }
 
 // gitDir checks one git directory: its hooks and config (unless they were
-// protected during the run) and its submodules' git directories.
+// protected during the run), its per-worktree config files, the common
+// directory it names, and its submodules' git directories.
 func (s *gitSweep) gitDir(g string, own bool) {
+	if s.seen[g] || s.budget <= 0 {
+		return
+	}
+	s.seen[g] = true
+	s.check(g, "config.worktree", configRuns)
+	if wts, err := readDirNoFollow(filepath.Join(g, "worktrees")); err == nil {
+		s.budget -= len(wts)
+		for _, wt := range wts {
+			if wt.IsDir() {
+				d := filepath.Join(g, "worktrees", wt.Name())
+				s.check(d, "config.worktree", configRuns)
+				s.follow(d, "commondir", "")
+			}
+		}
+	}
+	s.follow(g, "commondir", "")
 	if own {
 		s.check(g, "config", configRuns)
 		if hooks, err := readDirNoFollow(filepath.Join(g, "hooks")); err == nil {
@@ -147,6 +221,61 @@ func (s *gitSweep) gitDir(g string, own bool) {
 		}
 	}
 	s.modules(filepath.Join(g, "modules"), 0)
+}
+
+// follow reads the file dir/name (a .git file after prefix, or a
+// commondir file), and checks the git directory it names when that lies
+// where the command could have written. A .git that is a link to a
+// directory is that git directory.
+func (s *gitSweep) follow(dir, name, prefix string) {
+	// Git follows links here; so does the look, but only to check what
+	// lies inside the roots, where the check itself follows none.
+	p, err := filepath.EvalSymlinks(filepath.Join(dir, name))
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return
+	}
+	if fi.IsDir() {
+		if name == ".git" {
+			s.gitIn(p)
+		}
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		return
+	}
+	buf := make([]byte, 4096)
+	n, _ := f.Read(buf)
+	line, _, _ := strings.Cut(string(buf[:max(n, 0)]), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
+	if !ok || target == "" {
+		return
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		s.gitIn(real)
+	}
+}
+
+// gitIn checks the git directory real (resolved) when it lies where the
+// command could have written.
+func (s *gitSweep) gitIn(real string) {
+	for _, r := range s.plan.reach {
+		if real == r || strings.HasPrefix(real, r+"/") {
+			s.gitDir(real, !slices.Contains(s.plan.protected, real))
+			return
+		}
+	}
 }
 
 // hookRuns: git runs an executable file (or what a link names) in hooks,
@@ -274,24 +403,41 @@ func readDirNoFollow(p string) ([]os.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// sweepRoots are the writable roots of p that the nested-git sweep walks:
-// existing directories, the first only in strict mode, not the host's
-// temporary directories (a private one replaced them).
-func sweepRoots(p *Policy) []string {
+// sweepRoots plans the nested-git sweep of p's writable roots: existing
+// directories, the first only in strict mode, not the host's temporary
+// directories (a private one replaced them). guarded says the backend
+// restores the roots' own .git/hooks and .git/config itself (Landlock);
+// otherwise a root's .git is checked whole when it is missing now, at the
+// start.
+func sweepRoots(p *Policy, guarded bool) *gitSweepPlan {
 	roots := p.WritableRoots
 	if p.Mode == Strict && len(roots) > 1 {
 		roots = roots[:1]
 	}
-	var out []string
+	plan := &gitSweepPlan{hadGit: map[string]bool{}}
 	for _, r := range roots {
 		if r == "/" || r == "/tmp" || r == "/var/tmp" || r == os.TempDir() {
 			continue
 		}
-		if fi, err := os.Stat(r); err == nil && fi.IsDir() && !slices.Contains(out, r) {
-			out = append(out, r)
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() && !slices.Contains(plan.roots, r) {
+			plan.roots = append(plan.roots, r)
+			if _, err := os.Lstat(filepath.Join(r, ".git")); guarded || err == nil {
+				plan.hadGit[r] = true
+				if real, err := filepath.EvalSymlinks(filepath.Join(r, ".git")); err == nil {
+					plan.protected = append(plan.protected, real)
+				}
+			}
+			if real, err := filepath.EvalSymlinks(r); err == nil {
+				plan.reach = append(plan.reach, real)
+			}
 		}
 	}
-	return out
+	if p.CacheDir != "" {
+		if real, err := filepath.EvalSymlinks(p.CacheDir); err == nil {
+			plan.reach = append(plan.reach, real)
+		}
+	}
+	return plan
 }
 
 // coarseNow reads the clock file times come from (the kernel stamps

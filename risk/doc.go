@@ -58,13 +58,18 @@
 //	                                        XDG_CONFIG_HOME, XDG_STATE_HOME or HOME set, exported or
 //	                                        unset in front of it, env -i), safeexec config init
 //	persistence         risky               crontab (not -l), at, batch, schtasks /create, launchctl load,
+//	                                        net user|localgroup /add,
 //	                                        systemctl/service start|enable|…: things that run later or
 //	                                        elsewhere, outside the sandbox
 //	power-off           risky               shutdown, reboot, halt, poweroff, systemctl poweroff|reboot,
 //	                                        Stop-Computer, Restart-Computer
 //	sandbox-escape      risky               systemd-run, tmux send-keys/run-shell, screen -X,
 //	                                        flatpak-spawn --host, machinectl shell, D-Bus calls
-//	                                        to systemd/logind/polkit, wsl (a separate VM)
+//	                                        to systemd/logind/polkit, wsl (a separate VM), WMI process
+//	                                        creation, macOS open -a Terminal / Terminal's do script
+//	system-admin        risky               changes to the running system only root may make: mount,
+//	                                        modprobe/insmod, sysctl -w, iptables/nft/ufw changes,
+//	                                        swapon/swapoff, csrutil, nvram
 //	container-escape    risky               docker/podman run|create|exec with --privileged, host
 //	                                        namespaces, --cap-add, --device, unconfined security options,
 //	                                        or mounts of the Docker socket, system, credential or

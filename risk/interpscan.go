@@ -297,6 +297,14 @@ func (s *scanner) scan() (calls []call, shells []expr) {
 			if strings.HasPrefix(rest, "shell script") {
 				k2 := len(code) - len(rest) + len("shell script")
 				calls = append(calls, call{name: "do shell script", raw: code[k2:], args: s.splitArgs(strings.SplitN(code[k2:], "\n", 2)[0])})
+			} else if strings.HasPrefix(rest, "script") {
+				// tell application "Terminal" to do script "…"
+				k2 := len(code) - len(rest) + len("script")
+				calls = append(calls, call{name: "do script", raw: code[k2:], args: s.splitArgs(strings.SplitN(code[k2:], "\n", 2)[0])})
+			}
+		case s.l == langAppleScript && (name == "keystroke" || name == "write"):
+			if strings.Contains(code, "System Events") || strings.Contains(code, "iTerm") || strings.Contains(code, "Terminal") {
+				calls = append(calls, call{name: "do script", raw: code[j:]})
 			}
 		}
 		i = j
@@ -430,6 +438,7 @@ const (
 	kindOpen          // opens a file; writing when the mode says so
 	kindRead          // reads a file
 	kindEvalCode      // evaluates code of the same language
+	kindEscape        // runs a command outside the sandbox (Terminal's do script)
 )
 
 func callKind(l lang, name string) kind {
@@ -585,6 +594,9 @@ func callKind(l lang, name string) kind {
 		if name == "do shell script" {
 			return kindShell
 		}
+		if name == "do script" {
+			return kindEscape
+		}
 	}
 	return kindNone
 }
@@ -690,6 +702,11 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 			j.codePath(c, who, cl, openWrites(cl))
 		case kindRead:
 			j.codePath(c, who, cl, false)
+		case kindEscape:
+			j.hit(c, "sandbox-escape", Risky, "%s code makes another application run commands, outside the sandbox", who)
+			if len(cl.args) > 0 && cl.args[0].isStr {
+				j.nestedScript(c, who, cl.args[0].str)
+			}
 		case kindEvalCode:
 			if len(cl.args) > 0 && cl.args[0].isStr {
 				j.scanCode(c, l, cl.args[0].str)

@@ -30,6 +30,11 @@ func (j *judge) paths(c *shell.Command) {
 		j.write(c, w, c.Name()+" writes")
 	}
 	name := c.Name()
+	if c.Dialect == shell.Sh && j.env.home != "" {
+		for _, rel := range implicitWrites(c) {
+			j.writePath(c, path.Join(j.env.home, rel), name+" writes")
+		}
+	}
 	if name == "curl" && c.Dialect == shell.Sh {
 		for _, w := range curlReads(c.Args) {
 			j.read(c, w)
@@ -394,6 +399,13 @@ func writeTargets(c *shell.Command) []shell.Word {
 		if len(ops) > 0 {
 			return ops[:1]
 		}
+	case "useradd", "adduser", "userdel", "deluser", "usermod", "groupadd", "addgroup", "groupdel", "delgroup", "groupmod", "gpasswd", "newusers", "vipw", "vigr", "chsh", "chfn":
+		// Accounts live in /etc/passwd and /etc/group.
+		return []shell.Word{shell.Static("/etc/passwd")}
+	case "passwd", "chpasswd", "chage":
+		return []shell.Word{shell.Static("/etc/shadow")}
+	case "visudo":
+		return []shell.Word{shell.Static("/etc/sudoers")}
 	case "takeown":
 		for i := 1; i < len(args)-1; i++ {
 			if strings.EqualFold(args[i].Value, "/f") {
@@ -644,4 +656,87 @@ func curlReads(args []shell.Word) []shell.Word {
 // without a dash (tar xPf a.tar), holds the letter.
 func tarOldFlag(args []shell.Word, c byte) bool {
 	return len(args) > 1 && !args[1].Dynamic && !strings.HasPrefix(args[1].Value, "-") && strings.IndexByte(args[1].Value, c) >= 0
+}
+
+// implicitWrites are the files in the home directory that a command
+// changes without naming them: the configuration and credential stores
+// of package managers, cloud tools and ssh (home-relative).
+func implicitWrites(c *shell.Command) []string {
+	args := c.Args
+	var words []string
+	for _, a := range args[1:] {
+		if a.Dynamic {
+			break
+		}
+		if !strings.HasPrefix(a.Value, "-") {
+			words = append(words, a.Value)
+			if len(words) == 3 {
+				break
+			}
+		}
+	}
+	w := func(i int) string {
+		if i < len(words) {
+			return words[i]
+		}
+		return ""
+	}
+	switch c.Name() {
+	case "npm", "pnpm":
+		if loc, ok := optValue(args, "-L", "--location"); ok && loc.Value == "project" || hasFlag(args, "", "userconfig") {
+			return nil
+		}
+		if oneOf(w(0), "login", "adduser", "add-user", "logout") || (oneOf(w(0), "config", "c") && oneOf(w(1), "set", "delete", "edit", "fix")) || w(0) == "set" {
+			return []string{".npmrc"}
+		}
+	case "yarn":
+		if (w(0) == "config" && oneOf(w(1), "set", "delete", "unset")) || (w(0) == "npm" && oneOf(w(1), "login", "logout")) || w(0) == "login" {
+			return []string{".yarnrc", ".yarnrc.yml"}
+		}
+	case "pip", "pip3":
+		if w(0) == "config" && oneOf(w(1), "set", "unset", "edit") && !hasFlag(args, "", "site") {
+			return []string{".config/pip/pip.conf"}
+		}
+	case "docker", "podman", "nerdctl", "helm":
+		if oneOf(w(0), "login", "logout") || c.Name() == "helm" && w(0) == "registry" && oneOf(w(1), "login", "logout") {
+			return []string{".docker/config.json"}
+		}
+	case "gh":
+		if w(0) == "auth" && oneOf(w(1), "login", "logout", "refresh", "setup-git", "switch") {
+			return []string{".config/gh/hosts.yml"}
+		}
+	case "gcloud":
+		if (w(0) == "auth" && oneOf(w(1), "login", "activate-service-account", "revoke", "application-default")) || (w(0) == "config" && oneOf(w(1), "set", "unset")) {
+			return []string{".config/gcloud"}
+		}
+	case "aws":
+		if w(0) == "configure" && (len(words) == 1 || oneOf(w(1), "set", "import", "sso")) || w(0) == "sso" && w(1) == "login" {
+			return []string{".aws/config"}
+		}
+	case "az":
+		if oneOf(w(0), "login", "logout") {
+			return []string{".azure"}
+		}
+	case "kubectl", "oc":
+		if w(0) == "config" && oneOf(w(1), "set", "set-context", "set-cluster", "set-credentials", "use-context", "use", "delete-context", "delete-cluster", "delete-user", "rename-context", "unset") && !hasFlag(args, "", "kubeconfig") {
+			return []string{".kube/config"}
+		}
+	case "ssh-keygen":
+		if _, ok := optValue(args, "-f", ""); !ok && !hasFlag(args, "lyFBeiDQYkh") {
+			return []string{".ssh"}
+		}
+	case "cargo":
+		if oneOf(w(0), "login", "logout") {
+			return []string{".cargo/credentials.toml"}
+		}
+	case "heroku":
+		if oneOf(w(0), "login", "logout", "auth:login", "auth:logout") {
+			return []string{".netrc"}
+		}
+	case "gpg", "gpg2":
+		if hasFlag(args, "", "import", "gen-key", "generate-key", "full-generate-key", "full-gen-key", "quick-generate-key", "quick-gen-key", "delete-key", "delete-keys", "delete-secret-key", "delete-secret-keys", "delete-secret-and-public-key", "edit-key", "import-ownertrust", "recv-keys", "refresh-keys", "sign-key", "lsign-key") && !hasFlag(args, "", "homedir") {
+			return []string{".gnupg"}
+		}
+	}
+	return nil
 }

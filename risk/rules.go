@@ -238,6 +238,10 @@ func (j *judge) byName(c *shell.Command) {
 		}
 	case lname == "wsl" || lname == "wsl.exe" || lname == "wslg":
 		j.wsl(c)
+	case name == "open" && c.Dialect == shell.Sh:
+		j.macOpen(c)
+	case oneOf(name, "mount", "umount", "losetup", "modprobe", "insmod", "rmmod", "kexec", "swapoff", "swapon", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "kextload", "kextunload", "kmutil", "spctl", "csrutil", "nvram", "bless", "launchctl-config"):
+		j.systemAdmin(c)
 	case name == "setcap":
 		if ops := operands(args, "f"); len(ops) > 0 && !ops[0].Dynamic && ops[0].Value != "-r" && strings.ContainsAny(ops[0].Value, "+=") {
 			j.hit(c, "chmod-setuid", Risky, "setcap %s gives a program privileges", ops[0].Value)
@@ -255,6 +259,14 @@ func (j *judge) byName(c *shell.Command) {
 		j.hit(c, "system-recovery", Risky, "%s deletes backups or shadow copies", name)
 	case lname == "wmic" && hasWordFold(args, "shadowcopy") && hasWordFold(args, "delete"):
 		j.hit(c, "system-recovery", Risky, "wmic deletes shadow copies")
+	case (lname == "wmic" || oneOf(lname, "invoke-wmimethod", "invoke-cimmethod", "iwmi")) && hasWordFold(args, "create") && (hasWordFold(args, "process", "win32_process") || strings.Contains(strings.ToLower(c.String()), "win32_process")):
+		j.hit(c, "sandbox-escape", Risky, "%s starts a process through WMI, outside the sandbox", name)
+	case oneOf(lname, "mshta", "regsvr32") && (strings.Contains(strings.ToLower(c.String()), "http:") || strings.Contains(strings.ToLower(c.String()), "https:")):
+		j.hit(c, "pipe-to-shell", Risky, "%s runs script code fetched from the network", name)
+	case lname == "net" && len(args) > 2 && oneOf(strings.ToLower(args[1].Value), "user", "localgroup", "group") && hasWinFlag(args, "add"):
+		j.hit(c, "persistence", Risky, "net %s /add creates accounts or grants group membership outside the sandbox", strings.ToLower(args[1].Value))
+	case lname == "wevtutil" && hasWordFold(args, "cl", "clear-log"):
+		j.hit(c, "system-recovery", Risky, "wevtutil clears an event log")
 	case lname == "bcdedit" && hasWinFlag(args, "set", "delete", "deletevalue", "import"):
 		j.hit(c, "system-recovery", Risky, "bcdedit changes the boot configuration")
 	case lname == "netsh" && hasWordFold(args, "firewall", "advfirewall") && (hasWordFold(args, "off", "disable")):
@@ -972,6 +984,8 @@ func (j *judge) credentialCommand(c *shell.Command) {
 	case "vault":
 		w := words(2)
 		hit = strings.HasPrefix(w, "read") || w == "kv get" || strings.HasPrefix(w, "token create")
+	case "gpg", "gpg2":
+		hit = hasFlag(args, "", "export-secret-keys", "export-secret-subkeys", "export-ssh-key")
 	case "bw", "lpass", "keyring":
 		w := words(1)
 		hit = w == "get" || w == "show" || w == "export"
@@ -1080,4 +1094,60 @@ func (j *judge) wsl(c *shell.Command) {
 		}
 	}
 	j.hit(c, "sandbox-escape", Risky, "wsl runs commands in a Linux virtual machine, outside the sandbox")
+}
+
+// macOpen flags macOS open asking Terminal (or another terminal) to run
+// something: it runs outside the sandbox.
+func (j *judge) macOpen(c *shell.Command) {
+	args := c.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		l := strings.ToLower(a.Value)
+		if (l == "-a" || l == "-b") && i+1 < len(args) {
+			app := strings.ToLower(args[i+1].Value)
+			for _, t := range []string{"terminal", "iterm", "alacritty", "kitty", "wezterm", "warp", "hyper", "ghostty", "script editor", "automator"} {
+				if strings.Contains(app, t) {
+					j.hit(c, "sandbox-escape", Risky, "open %s runs commands in %s, outside the sandbox", a.Value, args[i+1].Value)
+					return
+				}
+			}
+			i++
+			continue
+		}
+		for _, ext := range []string{".command", ".tool", ".terminal", ".workflow", ".scpt", ".applescript"} {
+			if strings.HasSuffix(l, ext) {
+				j.hit(c, "sandbox-escape", Risky, "open %s runs it outside the sandbox", a.Value)
+				return
+			}
+		}
+	}
+}
+
+// systemAdmin flags changes to the running system that only root may
+// make: mounts, kernel modules and parameters, firewall rules, swap.
+func (j *judge) systemAdmin(c *shell.Command) {
+	args := c.Args
+	name := c.Name()
+	ops := operands(args, "tOoLUF")
+	changes := true
+	switch name {
+	case "mount", "swapon", "losetup":
+		changes = len(ops) > 0 && !hasFlag(args, "lahs", "show", "list", "all", "help", "version") || hasFlag(args, "", "bind", "rbind", "move", "remount")
+	case "sysctl":
+		changes = hasFlag(args, "wp", "write", "load", "system")
+		for _, o := range ops {
+			if strings.Contains(o.Value, "=") {
+				changes = true
+			}
+		}
+	case "iptables", "ip6tables":
+		changes = hasFlag(args, "ADIRFZNXPE", "append", "delete", "insert", "replace", "flush", "zero", "new-chain", "delete-chain", "policy", "rename-chain")
+	case "nft":
+		changes = len(ops) > 0 && !oneOf(ops[0].Value, "list", "describe", "monitor") || hasFlag(args, "f", "file")
+	case "ufw", "firewall-cmd", "pfctl", "spctl", "csrutil", "nvram":
+		changes = len(ops) > 0 && !oneOf(ops[0].Value, "status", "show", "list", "app") || hasFlag(args, "", "add-port", "add-service", "remove-port", "reload", "set-default-zone", "panic-on")
+	}
+	if changes {
+		j.hit(c, "system-admin", Risky, "%s changes the running system (root only)", name)
+	}
 }

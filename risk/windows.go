@@ -67,8 +67,24 @@ func psTargets(c *shell.Command) []shell.Word {
 			}
 		}
 		switch strings.ToLower(c.Name()) {
-		case "del", "erase", "rd", "rmdir", "mkdir", "md", "mklink":
+		case "del", "erase", "rd", "rmdir", "mkdir", "md", "mklink", "attrib":
 			return ops
+		case "takeown", "icacls", "cacls":
+			if strings.EqualFold(c.Name(), "takeown") {
+				for i := 1; i+1 < len(args); i++ {
+					if strings.EqualFold(args[i].Value, "/f") {
+						return []shell.Word{args[i+1]}
+					}
+				}
+				return nil
+			}
+			return ops[:min(1, len(ops))]
+		case "bitsadmin", "certutil":
+			// bitsadmin /transfer NAME URL FILE, certutil -urlcache -f URL
+			// FILE, certutil -decode IN OUT: the last word is written.
+			if len(args) > 3 && (hasWinFlag(args, "transfer", "urlcache", "decode", "decodehex", "encode") || hasWordFold(args, "-urlcache", "-decode", "-decodehex")) {
+				return args[len(args)-1:]
+			}
 		case "ren", "rename":
 			if len(ops) > 0 {
 				return ops[:1]
@@ -91,6 +107,10 @@ func psTargets(c *shell.Command) []shell.Word {
 		}
 		if len(pos) > 0 {
 			return pos[:1]
+		}
+		if c.Stdin.Kind == shell.InputPipe {
+			// gci | Remove-Item: the items come down the pipeline.
+			return []shell.Word{{Value: "the items piped into " + c.Name(), Dynamic: true}}
 		}
 		return nil
 	}

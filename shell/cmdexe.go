@@ -218,12 +218,31 @@ func (p *parser) cmdCommand(toks []cmdTok, in *Input, sc *scope, fr *frame) *Com
 		if a.Dynamic {
 			break
 		}
-		v := strings.ToLower(strings.TrimPrefix(a.Value, "@"))
+		v := strings.ToLower(strings.TrimLeft(a.Value, "@"))
 		if v == "" {
 			cmd.Args = cmd.Args[1:]
 			continue
 		}
+		if v != strings.ToLower(a.Value) {
+			// @cmd: the @ only turns echo off.
+			cmd.Args[0] = Word{Value: strings.TrimLeft(a.Value, "@"), Prefix: strings.TrimLeft(a.Value, "@"), Taint: a.Taint}
+		}
+		if name, sw, ok := strings.Cut(v, "/"); ok && cmdInternal[name] {
+			// rd/s/q x: cmd ends an internal command's name at a slash.
+			words := []Word{Static(cmd.Args[0].Value[:len(name)])}
+			for _, f := range strings.Split(sw, "/") {
+				if f != "" {
+					words = append(words, Static("/"+f))
+				}
+			}
+			cmd.Args = append(words, cmd.Args[1:]...)
+			v = name
+		}
 		switch v {
+		case "do":
+			// for … in (…) do CMD: the parentheses end the statement.
+			cmd.Args = cmd.Args[1:]
+			continue
 		case "if":
 			i := 1
 			for i < len(cmd.Args) && oneOfFold(strings.ToLower(cmd.Args[i].Value), "/i", "not") {
@@ -294,3 +313,10 @@ func (p *parser) cmdCommand(toks []cmdTok, in *Input, sc *scope, fr *frame) *Com
 	p.finish(cmd, sc, fr)
 	return cmd
 }
+
+// cmdInternal are cmd.exe's built-in commands, whose names end at a
+// slash (dir/w, rd/s/q).
+var cmdInternal = map[string]bool{"rd": true, "rmdir": true, "del": true, "erase": true, "md": true, "mkdir": true,
+	"copy": true, "move": true, "ren": true, "rename": true, "type": true, "dir": true, "cd": true, "chdir": true,
+	"start": true, "call": true, "echo": true, "set": true, "pushd": true, "popd": true, "mklink": true, "cls": true,
+	"vol": true, "ver": true, "path": true, "title": true, "color": true, "for": true, "if": true, "verify": true}

@@ -23,7 +23,8 @@
 //     on stdin (pipes of literals, heredocs, here-strings), eval, source,
 //     trap, alias, $(…), `…`, <(…), >(…), find -exec, xargs sh -c,
 //     tmux commands, wsl, vim -c ':!cmd', gdb -ex 'shell cmd', prompt
-//     strings (PS4) expanded by set -x, sed's w and e commands,
+//     strings (PS4) expanded by set -x, sed's w and e commands, make
+//     SHELL=, --eval and makefiles on stdin, git ext:: remotes,
 //     parallel, watch, su -c, script -c, git -c alias.x=!…, core.sshCommand,
 //     git config values, rebase --exec, submodule foreach, --upload-pack,
 //     GIT_SSH_COMMAND and similar variables, ssh -o ProxyCommand, rsync -e,
@@ -40,8 +41,10 @@
 //     only when their own output file is in a temporary directory;
 //   - with [Options].FoldNames, command names found case-insensitively
 //     (SUDO is sudo on macOS);
-//   - PowerShell (pwsh/powershell -Command, -EncodedCommand) and cmd.exe
-//     (cmd /c) command lines, with a small tokenizer of their own.
+//   - PowerShell (pwsh/powershell -Command, -EncodedCommand, a script on
+//     stdin; [IO.File]:: methods judged as the matching cmdlets) and
+//     cmd.exe (cmd /c, rd/s/q, for … do) command lines, with a small
+//     tokenizer of their own.
 //
 // The package knows nothing of tiers or policy: package risk judges its
 // output.

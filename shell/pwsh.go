@@ -338,6 +338,7 @@ func (lx *psLexer) word() (psTok, bool) {
 			for _, m := range psGroups(text) {
 				taint |= lx.inner(m)
 			}
+			lx.dotNetFile(text)
 			taint |= exprTaint(text)
 			sb.WriteString(text)
 			dyn = true
@@ -662,10 +663,18 @@ func (lx *psLexer) element(toks []psTok, in *Input) (*Command, Taint) {
 		return nil, 0
 	}
 	if !call && (toks[0].expr || toks[0].quote || toks[0].block) {
-		// An expression statement: its value flows down the pipe.
+		// An expression statement: its value flows down the pipe, or
+		// into a file ('x' > out.txt).
 		var t Taint
-		for _, tk := range toks {
+		var redirs []Redirect
+		for k, tk := range toks {
 			t |= tk.w.Taint
+			if tk.kind == psRedir && k+1 < len(toks) && toks[k+1].kind == psWord {
+				redirs = append(redirs, Redirect{Op: tk.op, Fd: -1, Target: toks[k+1].w})
+			}
+		}
+		if len(redirs) > 0 {
+			lx.p.emit(&Command{Dialect: PowerShell, Dir: lx.sc.dir, DirKnown: lx.sc.dirKnown, Redirs: redirs}, lx.fr)
 		}
 		return nil, t
 	}
@@ -763,4 +772,89 @@ func (lx *psLexer) special(cmd *Command) {
 		child := &Command{Args: words, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
 		lx.p.finish(child, lx.sc.clone(), lx.fr.child(Wrapped, cmd, lx.fr.src))
 	}
+}
+
+// dotNetFiles maps .NET file-system methods to the cmdlet that does the
+// same, so that [IO.File]::WriteAllText('C:\x', …) is judged like
+// Set-Content C:\x.
+var dotNetFiles = map[string]string{
+	"file::writealltext": "set-content", "file::writeallbytes": "set-content", "file::writealllines": "set-content",
+	"file::appendalltext": "add-content", "file::appendalllines": "add-content", "file::create": "set-content",
+	"file::openwrite": "set-content", "file::createtext": "set-content", "file::appendtext": "add-content",
+	"file::setattributes": "set-content", "file::delete": "remove-item", "file::copy": "copy-item",
+	"file::move": "move-item", "file::replace": "move-item", "file::readalltext": "get-content",
+	"file::readallbytes": "get-content", "file::readalllines": "get-content", "file::readlines": "get-content",
+	"file::openread": "get-content", "file::opentext": "get-content", "directory::delete": "remove-item",
+	"directory::createdirectory": "new-item", "directory::move": "move-item",
+}
+
+func (lx *psLexer) dotNetFile(text string) {
+	l := strings.ToLower(text)
+	k := strings.Index(l, "]::")
+	if k < 0 || !(strings.HasSuffix(l[:k], "io.file") || strings.HasSuffix(l[:k], "io.directory")) {
+		return
+	}
+	typ := l[strings.LastIndexByte(l[:k], '.')+1 : k]
+	rest := text[k+3:]
+	open := strings.IndexByte(rest, '(')
+	if open < 0 {
+		return
+	}
+	cmdlet, ok := dotNetFiles[typ+"::"+strings.ToLower(strings.TrimSpace(rest[:open]))]
+	if !ok {
+		return
+	}
+	args := []Word{Static(cmdlet)}
+	body := rest[open+1:]
+	if e := strings.LastIndexByte(body, ')'); e >= 0 {
+		body = body[:e]
+	}
+	for i, a := range splitTopLevel(body, ',') {
+		if i == 2 || (i == 1 && cmdlet != "copy-item" && cmdlet != "move-item") {
+			if i == 1 && cmdlet == "remove-item" && strings.EqualFold(strings.TrimSpace(a), "$true") {
+				args = append(args, Static("-Recurse"))
+			}
+			break
+		}
+		a = strings.TrimSpace(a)
+		switch {
+		case len(a) >= 2 && a[0] == '\'' && a[len(a)-1] == '\'':
+			args = append(args, Static(a[1:len(a)-1]))
+		case len(a) >= 2 && a[0] == '"' && a[len(a)-1] == '"' && !strings.ContainsAny(a, "$`"):
+			args = append(args, Static(a[1:len(a)-1]))
+		default:
+			args = append(args, Word{Value: a, Dynamic: true})
+		}
+	}
+	if len(args) < 2 {
+		return
+	}
+	cmd := &Command{Dialect: PowerShell, Args: args, Dir: lx.sc.dir, DirKnown: lx.sc.dirKnown}
+	lx.p.finish(cmd, lx.sc, lx.fr)
+}
+
+// splitTopLevel splits s at sep outside brackets and quotes.
+func splitTopLevel(s string, sep byte) []string {
+	var out []string
+	depth, start := 0, 0
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
 }

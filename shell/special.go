@@ -169,6 +169,8 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		}
 	case name == "tmux":
 		p.tmuxRun(cmd, sc, fr)
+	case name == "make" || name == "gmake" || name == "bmake":
+		p.makeRun(cmd, sc, fr)
 	case oneOf(name, "vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "rvim", "nvi", "elvis"):
 		p.vimRun(cmd, sc, fr)
 	case name == "gdb":
@@ -2110,4 +2112,132 @@ func (p *parser) foldName(cmd *Command) {
 	}
 	l := strings.ToLower(a.Value)
 	cmd.Args[0] = Word{Value: l, Prefix: l, Taint: a.Taint, Glob: a.Glob}
+}
+
+// makeRun follows what make runs that the command line itself shows:
+// SHELL=PROG (recipes run through PROG), --eval TEXT and a makefile fed
+// on standard input (make -f -); makefiles on disk are not read.
+func (p *parser) makeRun(cmd *Command, sc *scope, fr *frame) {
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		switch {
+		case strings.HasPrefix(a.Prefix, "SHELL=") || strings.HasPrefix(a.Prefix, ".SHELLFLAGS="):
+			_, val, _ := strings.Cut(v, "=")
+			w := Word{Value: val, Dynamic: a.Dynamic, Taint: a.Taint}.fix()
+			if strings.HasPrefix(v, "SHELL=") {
+				p.nestedWord(Word{Value: val + " -c :", Dynamic: a.Dynamic, Taint: a.Taint}.fix(), ConfigCommand, cmd, p.childScope(sc, cmd), fr)
+			} else if w.Dynamic {
+				p.nestedWord(w, ConfigCommand, cmd, p.childScope(sc, cmd), fr)
+			}
+		case v == "--eval" && i+1 < len(args):
+			i++
+			p.makefile(cmd, args[i], sc, fr)
+		case strings.HasPrefix(v, "--eval="):
+			p.makefile(cmd, Word{Value: v[len("--eval="):], Dynamic: a.Dynamic, Taint: a.Taint}.fix(), sc, fr)
+		case (v == "-f" || v == "--file" || v == "--makefile") && i+1 < len(args):
+			i++
+			f := args[i]
+			if !f.Dynamic && (f.Value == "-" || f.Value == "/dev/stdin" || f.Value == "/dev/fd/0" || f.Value == "/proc/self/fd/0") {
+				in := cmd.Stdin
+				if in.TextKnown && in.Taint == 0 {
+					p.makefile(cmd, Static(in.Text), sc, fr)
+				} else if in.Kind != InputInherited {
+					cmd.Script = &ScriptRun{Kind: ScriptStdin, Taint: in.Taint, Why: "the makefile comes from standard input"}
+				}
+			} else if f.Proc {
+				if f.ContentKnown {
+					p.makefile(cmd, Static(f.Content), sc, fr)
+				} else {
+					cmd.Script = &ScriptRun{Kind: ScriptPath, Path: f, Taint: f.Taint, Why: "the makefile comes from a process substitution"}
+				}
+			}
+		}
+	}
+}
+
+// makefile walks the shell code of makefile text: recipe lines and
+// $(shell …) calls. Make variables stay unknown.
+func (p *parser) makefile(cmd *Command, w Word, sc *scope, fr *frame) {
+	cmd.Script = &ScriptRun{Kind: ScriptString, Taint: w.Taint}
+	if w.Dynamic {
+		cmd.Script.Why = "the makefile text is only known at run time"
+		return
+	}
+	var code strings.Builder
+	for _, line := range strings.Split(w.Value, "\n") {
+		if strings.HasPrefix(line, "\t") {
+			code.WriteString(makeToShell(strings.TrimLeft(line[1:], "@+- \t")))
+			code.WriteByte('\n')
+			continue
+		}
+		for rest := line; ; {
+			k := strings.Index(rest, "$(shell ")
+			if k < 0 {
+				break
+			}
+			body := rest[k+8:]
+			depth, end := 1, len(body)
+			for j := 0; j < len(body); j++ {
+				if body[j] == '(' {
+					depth++
+				} else if body[j] == ')' {
+					if depth--; depth == 0 {
+						end = j
+						break
+					}
+				}
+			}
+			code.WriteString(makeToShell(body[:end]))
+			code.WriteByte('\n')
+			rest = body[min(end+1, len(body)):]
+		}
+		if _, after, ok := strings.Cut(line, ";"); ok && strings.Contains(line[:strings.IndexByte(line, ';')], ":") && !strings.Contains(line, "=") {
+			// target: prereq ; recipe
+			code.WriteString(makeToShell(after))
+			code.WriteByte('\n')
+		}
+	}
+	cmd.Script.Known = p.nestedSh(code.String(), ShellC, cmd, p.childScope(sc, cmd), fr, false)
+}
+
+// makeToShell turns a make recipe line into shell text: $$ is $,
+// $(shell X) runs X, other $(VAR) and ${VAR} references stay unknown.
+func makeToShell(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '$' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := s[i+1]; {
+		case n == '$':
+			b.WriteByte('$')
+			i++
+		case n == '(' || n == '{':
+			if strings.HasPrefix(s[i+2:], "shell ") {
+				b.WriteString("$(")
+				i += 7
+				continue
+			}
+			closer := byte(')')
+			if n == '{' {
+				closer = '}'
+			}
+			end := strings.IndexByte(s[i+2:], closer)
+			if end < 0 {
+				b.WriteString("${MAKEVAR}")
+				i = len(s)
+				continue
+			}
+			b.WriteString("${MAKEVAR}")
+			i += 2 + end
+		default:
+			b.WriteString("${MAKEVAR}")
+			i++
+		}
+	}
+	return b.String()
 }

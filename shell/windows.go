@@ -22,6 +22,7 @@ var psAliases = map[string]string{
 	"foreach": "foreach-object", "%": "foreach-object", "?": "where-object", "where": "where-object", "echo": "write-output",
 	"write": "write-output", "curl": "invoke-webrequest", "wget": "invoke-webrequest", "ren": "rename-item",
 	"rni": "rename-item", "clc": "clear-content", "tee": "tee-object", "sp": "set-itemproperty", "rp": "remove-itemproperty",
+	"mkdir": "new-item",
 }
 
 // PSCmdlet returns the lower-case cmdlet name a PowerShell command word
@@ -53,6 +54,10 @@ func (p *parser) powershellRun(cmd *Command, sc *scope, fr *frame) {
 				p.psFile(cmd, a, sc, fr)
 			}
 			return
+		}
+		if v == "-" {
+			// A script read from standard input.
+			break
 		}
 		opt := strings.TrimLeft(v, "-/")
 		opt, val, hasVal := strings.Cut(opt, ":")
@@ -91,6 +96,18 @@ func (p *parser) powershellRun(cmd *Command, sc *scope, fr *frame) {
 			if !hasVal {
 				i++
 			}
+		case oneOfFold(opt, "help", "h", "?", "version"):
+			return
+		}
+	}
+	// No command: PowerShell runs what standard input gives it, when it
+	// is not a terminal.
+	if cmd.Stdin.Kind != InputInherited {
+		cmd.Script = &ScriptRun{Kind: ScriptStdin, Taint: cmd.Stdin.Taint}
+		if cmd.Stdin.TextKnown {
+			cmd.Script.Known = p.psScript(cmd.Stdin.Text, StdinScript, cmd, sc, fr)
+		} else {
+			cmd.Script.Why = "the PowerShell script comes from standard input"
 		}
 	}
 }

@@ -537,11 +537,13 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 				}
 				return
 			case fs.ModeIrregular: // missing
-				if last {
-					b.addWatch(root, strings.TrimPrefix(strings.TrimPrefix(next, root), "/"))
-				}
 				// Without .git there is nothing to protect yet: a
-				// repository the command creates is its own (doc.go).
+				// repository the command creates is checked by the git
+				// sweep after the run (nestedgit_linux.go). Anything
+				// else (a new .claude/settings.json) is watched whole.
+				if last || c != ".git" {
+					b.addWatch(root, strings.TrimPrefix(strings.TrimPrefix(path.Join(root, rel), root), "/"))
+				}
 				return
 			default:
 				// A file: the protected path itself, or a ".git" file

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -221,6 +222,10 @@ func (j *judge) command(c *shell.Command) {
 		j.dynamicName(c)
 		return
 	}
+	if a0 := c.Args[0]; a0.Glob && isPattern(a0.Value) && c.Dialect == shell.Sh {
+		j.globName(c)
+		return
+	}
 	j.byName(c)
 	j.script(c)
 	if c.Script == nil {
@@ -334,4 +339,47 @@ func (j *judge) assigns(c *shell.Command) {
 			}
 		}
 	}
+}
+
+// globNames are the programs a pattern in command position is tried
+// against: the ones rules single out.
+var globNames = []string{"sudo", "su", "doas", "pkexec", "run0", "rm", "dd", "mkfs", "shred", "wipefs", "fdisk", "chmod",
+	"chown", "eval", "exec", "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "node", "ruby", "curl", "wget",
+	"nc", "crontab", "reboot", "shutdown", "systemctl", "safeexec", "tmux", "git", "find", "xargs", "env"}
+
+// globName judges a command name that is a file name pattern (/usr/bin/su?o):
+// what it runs depends on the files present when it runs. It is judged as
+// each singled-out program it can match, and needs confirmation anyway.
+func (j *judge) globName(c *shell.Command) {
+	a0 := c.Args[0]
+	base := a0.Value
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	if any, _ := path.Match(base, "qzxjvk"); !any {
+		// A pattern that matches any name says nothing about which program.
+		j.globNames(c, base)
+	}
+	j.hit(c, "dynamic-command", NeedsConfirmation, "the command name %s is a pattern: which program runs depends on the files present", a0.Value)
+}
+
+func (j *judge) globNames(c *shell.Command, base string) {
+	for _, n := range globNames {
+		if ok, _ := path.Match(base, n); ok {
+			cp := *c
+			cp.Args = append([]shell.Word{shell.Static(n)}, c.Args[1:]...)
+			j.byName(&cp)
+			j.paths(&cp)
+		}
+	}
+}
+
+// isPattern reports whether a word is a valid file name pattern ([ alone
+// is the test command).
+func isPattern(v string) bool {
+	if !strings.ContainsAny(v, "*?[") {
+		return false
+	}
+	_, err := path.Match(v, "")
+	return err == nil
 }

@@ -275,6 +275,11 @@ func (s *scanner) scan() (calls []call, shells []expr) {
 				i = end
 				continue
 			}
+		case (s.l == langPerl || s.l == langRuby) && k < len(code) && k > j && (code[k] == '$' || code[k] == '@') && callKind(s.l, name) != kindNone:
+			// system @ARGV, exec $cmd: arguments only known at run time.
+			calls = append(calls, call{name: name, raw: code[k:], args: []expr{{text: code[k:], dynamic: true}}})
+			i = k
+			continue
 		case (s.l == langPerl || s.l == langRuby || s.l == langAwk || s.l == langPHP || s.l == langAppleScript) && k < len(code) && k > j && (code[k] == '"' || code[k] == '\'') && callKind(s.l, name) != kindNone:
 			// system "cmd" without parentheses, up to the end of the statement.
 			end := k

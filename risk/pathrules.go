@@ -382,16 +382,7 @@ func writeTargets(c *shell.Command) []shell.Word {
 			return []shell.Word{w}
 		}
 	case "git":
-		si := gitSub(args)
-		if si > 0 && oneOf(args[si].Value, "clone", "init") {
-			ops := operands(append([]shell.Word{args[si]}, args[si+1:]...), "obcju", "origin", "branch", "config", "jobs", "upload-pack", "reference", "separate-git-dir", "depth", "template", "filter")
-			if args[si].Value == "clone" && len(ops) >= 2 {
-				return ops[len(ops)-1:]
-			}
-			if args[si].Value == "init" && len(ops) >= 1 {
-				return ops[len(ops)-1:]
-			}
-		}
+		return gitTargets(c)
 	case "vi", "vim", "nvim", "nano", "emacs", "ed", "pico", "joe", "micro", "hx", "kak", "mcedit", "gedit", "code", "subl":
 		return operands(args, "cST", "cmd")
 	case "script":
@@ -739,4 +730,70 @@ func implicitWrites(c *shell.Command) []string {
 		}
 	}
 	return nil
+}
+
+// gitWrites are the git subcommands that change the repository or its
+// working tree.
+var gitWrites = map[string]bool{"checkout": true, "switch": true, "reset": true, "restore": true, "clean": true,
+	"pull": true, "merge": true, "rebase": true, "cherry-pick": true, "revert": true, "am": true, "apply": true,
+	"stash": true, "mv": true, "rm": true, "commit": true, "add": true, "worktree": true, "submodule": true,
+	"fetch": true, "gc": true, "init": true, "tag": true, "branch": true, "notes": true, "prune": true, "lfs": true}
+
+// gitTargets are the places a git command writes: the new repository of
+// clone and init, and the repository (-C DIR, --git-dir, --work-tree or
+// the working directory, when known) of a command that changes it.
+func gitTargets(c *shell.Command) []shell.Word {
+	args := c.Args
+	si := gitSub(args)
+	if si <= 0 {
+		return nil
+	}
+	globals := args[:si]
+	base, dynamic := "", false
+	for _, d := range optValues(globals, "-C", "", 0) {
+		if d.Dynamic {
+			dynamic = true
+			break
+		}
+		base = path.Join(base, d.Value)
+		if path.IsAbs(d.Value) {
+			base = d.Value
+		}
+	}
+	at := func(w shell.Word) shell.Word {
+		switch {
+		case dynamic:
+			return shell.Word{Value: "-C " + w.Value, Dynamic: true}
+		case base == "" || w.Dynamic || path.IsAbs(w.Value) || strings.HasPrefix(w.Value, "~"):
+			return w
+		}
+		j := path.Join(base, w.Value)
+		return shell.Word{Value: j, Prefix: j}
+	}
+	var out []shell.Word
+	sub := args[si].Value
+	rest := append([]shell.Word{args[si]}, args[si+1:]...)
+	for _, o := range [][2]string{{"", "--git-dir"}, {"", "--work-tree"}} {
+		if w, ok := optValue(globals, o[0], o[1]); ok && gitWrites[sub] {
+			out = append(out, at(w))
+		}
+	}
+	switch {
+	case sub == "clone" || sub == "init":
+		ops := operands(rest, "obcju", "origin", "branch", "config", "jobs", "upload-pack", "reference", "separate-git-dir", "depth", "template", "filter", "object-format", "ref-format", "initial-branch", "shared")
+		switch {
+		case sub == "clone" && len(ops) >= 2:
+			out = append(out, at(ops[len(ops)-1]))
+		case sub == "init" && len(ops) >= 1:
+			out = append(out, at(ops[len(ops)-1]))
+		case sub == "init":
+			out = append(out, at(shell.Static(".")))
+		}
+		if w, ok := optValue(rest, "", "--separate-git-dir"); ok {
+			out = append(out, at(w))
+		}
+	case gitWrites[sub] && (base != "" || dynamic || c.DirKnown):
+		out = append(out, at(shell.Static(".")))
+	}
+	return out
 }

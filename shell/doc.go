@@ -10,7 +10,8 @@
 //     sudo), brace expansion and tilde expansion done;
 //   - values that can be decided statically folded: literal assignments
 //     earlier in the script, $HOME, ${x:-y}, ${x:0:2}, ${x/a/b}, $(echo …),
-//     $(printf …), base64 -d / xxd -r -p / rev / tr of literals, cd tracked
+//     $(printf …), $(mktemp) (a path in $TMPDIR, Xs for the random
+//     part), base64 -d / xxd -r -p / rev / tr of literals, cd tracked
 //     for relative paths; anything else is a [Word] marked Dynamic, with the
 //     statically known Prefix kept;
 //   - transparent wrappers peeled off and recorded in Command.Wrappers

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -189,6 +190,15 @@ func (b *wbuild) dynamic() {
 	b.started = true
 }
 
+// dynamicWord adds a value only known at run time whose beginning may be
+// known (a variable holding $(mktemp)).
+func (b *wbuild) dynamicWord(w Word) {
+	if !b.dyn && w.Prefix != "" && b.cur.Len()+len(w.Prefix) <= maxValue {
+		b.prefix.WriteString(w.Prefix)
+	}
+	b.dynamic()
+}
+
 func (b *wbuild) ifs() (string, bool) {
 	v, ok := b.sc.vars["IFS"]
 	if !ok || v.unset {
@@ -338,7 +348,11 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 			w, ok := b.p.param(x, b.sc, b.fr)
 			b.taint |= w.Taint
 			if !ok {
-				b.dynamic()
+				if isSimpleParam(x) && w.Dynamic {
+					b.dynamicWord(w)
+				} else {
+					b.dynamic()
+				}
 				continue
 			}
 			if quoted {
@@ -350,7 +364,7 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 			w := b.p.cmdSubst(x, b.sc, b.fr)
 			b.taint |= w.Taint
 			if w.Dynamic {
-				b.dynamic()
+				b.dynamicWord(w)
 				continue
 			}
 			if quoted {
@@ -1026,8 +1040,77 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 			}
 			return Word{Value: out, Prefix: out, Taint: t}
 		}
+		if name, ok := p.mktempName(res.cmds[0], inner); ok && len(res.cmds) == 1 {
+			// The name is random, but where it lies is known: a new file
+			// directly in that directory. The Xs stand for the random
+			// part.
+			return Word{Value: name, Prefix: name, Taint: t}
+		}
 	}
 	return Word{Value: raw, Dynamic: true, Taint: t}
+}
+
+// mktempName is the path mktemp prints, with Xs for the random part:
+// the template (tmp.XXXXXXXXXX by default) under $TMPDIR (or /tmp), -p
+// DIR or the template's own directory.
+func (p *parser) mktempName(c *Command, sc *scope) (string, bool) {
+	if c.Name() != "mktemp" || len(c.Wrappers) > 0 {
+		return "", false
+	}
+	tmp := "/tmp"
+	if t, ok := p.lookup(sc, "TMPDIR"); ok && path.IsAbs(t.Value) {
+		tmp = path.Clean(t.Value)
+	}
+	dir, template, inTmp := "", "tmp.XXXXXXXXXX", false
+	args := c.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a.Dynamic {
+			return "", false
+		}
+		v := a.Value
+		switch {
+		case v == "-p":
+			if i+1 >= len(args) || args[i+1].Dynamic {
+				return "", false
+			}
+			dir = args[i+1].Value
+			i++
+		case strings.HasPrefix(v, "--tmpdir="):
+			dir = v[len("--tmpdir="):]
+		case v == "--tmpdir" || v == "-t":
+			inTmp = true
+		case v == "--suffix" || v == "-q" || v == "-d" || v == "-u" || v == "--directory" || v == "--quiet" || v == "--dry-run" || strings.HasPrefix(v, "--suffix="):
+			if v == "--suffix" {
+				i++
+			}
+		case strings.HasPrefix(v, "-"):
+			if strings.Contains(v, "p") || strings.Contains(v, "t") {
+				// -tp DIR and such: not followed.
+				return "", false
+			}
+		default:
+			template = v
+		}
+	}
+	if template == "" || strings.HasSuffix(template, "/") {
+		return "", false
+	}
+	switch {
+	case dir != "":
+		if !path.IsAbs(dir) {
+			return "", false
+		}
+		return path.Join(dir, path.Base(template)), true
+	case path.IsAbs(template) && !inTmp:
+		return path.Clean(template), true
+	case strings.Contains(template, "/") && !inTmp:
+		if !c.DirKnown {
+			return "", false
+		}
+		return path.Join(c.Dir, template), true
+	}
+	return path.Join(tmp, path.Base(template)), true
 }
 
 func (p *parser) procSubst(ps *syntax.ProcSubst, sc *scope, fr *frame) Word {

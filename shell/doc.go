@@ -36,7 +36,9 @@
 //     data comes from ([Taint]: the network, a decoder, a downloaded file);
 //     which files earlier commands change (a local script changed earlier
 //     in the script is not read: its content on disk is not what will
-//     run); symbolic links the script creates ([Program].Links);
+//     run; the activate script of a virtual environment created just
+//     before is the generator's); symbolic links the script creates
+//     ([Program].Links);
 //   - the wrapper shapes Claude Code and Gemini CLI put around a command,
 //     recognised on the parsed program and peeled off ([Program].Wrapper),
 //     only when their own output file is in a temporary directory;

@@ -281,6 +281,11 @@ type shared struct {
 	// hashed are the programs hash -p bound to command names ("*": a
 	// name only known at run time).
 	hashed map[string][]Word
+	// writes counts the write events recordWrites saw; venvs maps the
+	// activate scripts of virtual environments the script creates to
+	// that count at their creation.
+	writes int
+	venvs  map[string]int
 }
 
 // changedExactly reports whether an earlier command wrote this very file

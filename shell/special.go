@@ -570,6 +570,9 @@ func (p *parser) readFile(cmd *Command, w Word, sc *scope) (string, string) {
 	if !ok {
 		return "", "the script's path is only known at run time"
 	}
+	if text, ok := sc.shared.venvScript(abs); ok {
+		return text, ""
+	}
 	if sc.shared.downloads[abs] {
 		return "", "the script is downloaded by an earlier command"
 	}
@@ -1457,7 +1460,9 @@ func (p *parser) walkFile(f *syntax.File, sc *scope, fr *frame) {
 // disk is not what will run), and records symbolic links.
 func (p *parser) recordWrites(cmd *Command, sc *scope) {
 	sh := sc.shared
+	defer p.recordVenv(cmd, sc)
 	file := func(w Word) {
+		sh.writes++
 		if w.Proc {
 			return
 		}
@@ -1484,6 +1489,7 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		}
 	}
 	here := func() {
+		sh.writes++
 		if cmd.DirKnown {
 			sh.writtenDirs = append(sh.writtenDirs, cmd.Dir)
 		} else {
@@ -2240,4 +2246,76 @@ func makeToShell(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// venvActivate stands for the activate script python -m venv, virtualenv
+// and uv venv write: it sets VIRTUAL_ENV and puts its bin directory first
+// in PATH.
+const venvActivate = `deactivate () { PATH="$_OLD_VIRTUAL_PATH"; export PATH; unset VIRTUAL_ENV; }
+_OLD_VIRTUAL_PATH="$PATH"
+VIRTUAL_ENV=VENV
+export VIRTUAL_ENV
+PATH="$VIRTUAL_ENV/bin:$PATH"
+export PATH
+`
+
+// recordVenv remembers the activate script of a virtual environment the
+// command creates (python -m venv DIR, virtualenv DIR, uv venv [DIR]):
+// sourced right after, with nothing written in between, its content is
+// the generator's, not whatever is on disk now.
+func (p *parser) recordVenv(cmd *Command, sc *scope) {
+	args := cmd.Args
+	if len(args) < 2 || len(cmd.Wrappers) > 0 {
+		return
+	}
+	name := cmd.Name()
+	var rest []Word
+	def := ""
+	switch {
+	case (strings.HasPrefix(name, "python") || name == "pypy3") && len(args) > 3 && args[1].Value == "-m" && (args[2].Value == "venv" || args[2].Value == "virtualenv"):
+		rest = args[3:]
+	case name == "virtualenv":
+		rest = args[1:]
+	case name == "uv" && args[1].Value == "venv":
+		rest, def = args[2:], ".venv"
+	default:
+		return
+	}
+	dir := def
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a.Dynamic {
+			return
+		}
+		if oneOf(a.Value, "--prompt", "-p", "--python", "--seed", "--extra-search-dir", "--activators", "--index-url", "--link-mode", "--upgrade-deps") && a.Value != "--seed" && a.Value != "--upgrade-deps" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a.Value, "-") {
+			dir = a.Value
+		}
+	}
+	if dir == "" {
+		return
+	}
+	abs, ok := cmd.Abs(Static(path.Join(dir, "bin", "activate")))
+	if !ok {
+		return
+	}
+	sh := sc.shared
+	if sh.venvs == nil {
+		sh.venvs = make(map[string]int)
+	}
+	sh.venvs[abs] = sh.writes
+	delete(sh.written, abs)
+}
+
+// venvScript returns the activate script of a virtual environment created
+// earlier in the script, when nothing was written since.
+func (sh *shared) venvScript(abs string) (string, bool) {
+	n, ok := sh.venvs[abs]
+	if !ok || n != sh.writes || sh.anyWritten {
+		return "", false
+	}
+	return strings.Replace(venvActivate, "VENV", path.Dir(path.Dir(abs)), 1), true
 }

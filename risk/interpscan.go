@@ -42,6 +42,11 @@ type scanner struct {
 	evalRef bool     // eval/exec passed around as a value (.then(eval))
 	// redirs are awk's output redirections to literal files (print > "f").
 	redirs []string
+	// aliases map names the code binds to what they stand for (import
+	// shutil as s: s → shutil; from os import system: system →
+	// os.system); stars are modules whose names are all imported.
+	aliases map[string]string
+	stars   []string
 }
 
 func isIdentStart(c byte) bool {
@@ -235,7 +240,7 @@ func (s *scanner) scan() (calls []call, shells []expr) {
 			}
 			j++
 		}
-		name := code[i:j]
+		name := s.resolve(code[i:j])
 		if i > 0 && code[i-1] == '.' {
 			name = "." + name
 		}
@@ -275,6 +280,21 @@ func (s *scanner) scan() (calls []call, shells []expr) {
 				i = end
 				continue
 			}
+		case s.l == langPerl && name == "open" && k < len(code) && k > j && code[k] != '(' && code[k] != '=':
+			// open my $f, ">", "path" without parentheses.
+			end := k
+			for end < len(code) && code[end] != ';' && code[end] != '\n' && code[end] != '}' {
+				if s.isQuote(end) {
+					e, _, _ := s.skipString(end)
+					end = e
+					continue
+				}
+				end++
+			}
+			raw := code[k:min(end, len(code))]
+			calls = append(calls, call{name: name, raw: raw, args: s.splitArgs(raw)})
+			i = k
+			continue
 		case (s.l == langPerl || s.l == langRuby) && k < len(code) && k > j && (code[k] == '$' || code[k] == '@') && callKind(s.l, name) != kindNone:
 			// system @ARGV, exec $cmd: arguments only known at run time.
 			calls = append(calls, call{name: name, raw: code[k:], args: []expr{{text: code[k:], dynamic: true}}})
@@ -382,6 +402,19 @@ func (s *scanner) expr(t string) expr {
 		e.dynamic = true
 		return e
 	}
+	if s.l == langPython || s.l == langRuby {
+		// name=value (Python) and name: value (Ruby) keyword arguments:
+		// the value counts.
+		k := 0
+		for k < len(t) && isIdent(t[k]) {
+			k++
+		}
+		if k > 0 && k+1 < len(t) && (t[k] == '=' && t[k+1] != '=' || s.l == langRuby && t[k] == ':' && t[k+1] == ' ') {
+			v := s.expr(strings.TrimSpace(t[k+1:]))
+			v.text = t
+			return v
+		}
+	}
 	if (t[0] == '[' && t[len(t)-1] == ']') || (s.l == langPython && t[0] == '(' && t[len(t)-1] == ')' && strings.Contains(t, ",")) {
 		e.isList = true
 		e.list = s.splitArgs(t[1 : len(t)-1])
@@ -487,6 +520,7 @@ func callKind(l lang, name string) kind {
 			}
 		}
 	case langJS:
+		recv = strings.TrimPrefix(recv, ".")
 		switch last {
 		case "execSync", "exec":
 			if last == "exec" && recv != "" && recv != "child_process" && recv != "cp" && recv != "childProcess" && !strings.HasSuffix(recv, "child_process')") {
@@ -499,19 +533,32 @@ func callKind(l lang, name string) kind {
 			}
 			return kindExecl
 		case "rmSync", "rm", "rmdirSync", "rmdir":
-			if recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || recv == "fse" || (recv == "" && strings.HasPrefix(name, ".")) || last == "rmSync" || last == "rmdirSync" {
+			if recv == "Deno" ||
+				recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || recv == "fse" || (recv == "" && strings.HasPrefix(name, ".")) || last == "rmSync" || last == "rmdirSync" {
 				return kindRemove
 			}
 		case "rimraf", "sync", "removeSync", "remove", "emptyDirSync":
 			if last == "rimraf" || recv == "rimraf" || recv == "fse" || recv == "fs-extra" {
 				return kindRmTree
 			}
+			if recv == "Deno" {
+				return kindRemove
+			}
 		case "unlinkSync", "unlink":
 			if recv == "fs" || recv == "fsp" || recv == "fs.promises" || last == "unlinkSync" || strings.HasPrefix(name, ".") {
 				return kindRemove
 			}
-		case "writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream", "copyFileSync", "renameSync", "symlinkSync", "chmodSync", "mkdirSync", "cpSync":
+		case "writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream", "copyFileSync", "renameSync", "symlinkSync", "chmodSync", "mkdirSync", "cpSync",
+			"truncateSync", "truncate", "copyFile", "rename", "symlink", "chmod", "chown", "chownSync", "mkdir", "cp", "writeTextFileSync", "writeTextFile", "utimesSync", "linkSync", "link":
+			if oneOf(last, "rename", "symlink", "chmod", "chown", "mkdir", "cp", "link", "truncate", "copyFile") && !(recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || recv == "fse" || recv == "Deno") {
+				return kindNone
+			}
 			return kindWrite
+		case "openSync", "open":
+			if recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || last == "openSync" {
+				return kindOpen
+			}
+
 		case "readFileSync", "readFile", "createReadStream", "readdirSync":
 			return kindRead
 		case "eval", "Function", "runInThisContext", "runInNewContext":
@@ -544,8 +591,12 @@ func callKind(l lang, name string) kind {
 			return kindRmTree
 		case (recv == "FileUtils" && (last == "rm" || last == "rm_f" || last == "remove")) || (recv == "File" && (last == "delete" || last == "unlink")):
 			return kindRemove
-		case recv == "File" && (last == "write" || last == "open"):
+		case recv == "File" && last == "open":
 			return kindOpen
+		case (recv == "File" || recv == "IO") && (last == "write" || last == "binwrite"), recv == "FileUtils" && oneOf(last, "touch", "mkdir", "mkdir_p", "makedirs", "chmod", "chmod_R", "chown", "chown_R", "cp", "cp_r", "copy", "copy_file", "mv", "move", "ln", "ln_s", "ln_sf", "install"), recv == "File" && oneOf(last, "rename", "symlink", "chmod", "truncate"), recv == "Dir" && last == "mkdir":
+			return kindWrite
+		case recv == "Dir" && (last == "rmdir" || last == "delete" || last == "unlink"):
+			return kindRemove
 		case last == "eval" || last == "instance_eval":
 			return kindEvalCode
 		}
@@ -618,6 +669,7 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 		code = code[:maxScriptRead]
 	}
 	s := &scanner{l: l, code: code}
+	s.imports()
 	calls, shells := s.scan()
 	who := langNames[l]
 	if who == "" {
@@ -744,6 +796,9 @@ func openWrites(cl call) bool {
 	if len(cl.args) == 0 {
 		return false
 	}
+	if a, ok := perlOpenPath(cl); ok {
+		return strings.HasPrefix(a, ">") || strings.HasPrefix(a, "+") || strings.HasPrefix(a, "|")
+	}
 	if strings.HasPrefix(cl.args[0].str, ">") || strings.HasPrefix(cl.args[0].str, "+") {
 		return true
 	}
@@ -770,10 +825,20 @@ func (j *judge) codePath(c *shell.Command, who string, cl call, writes bool) {
 			a = cl.args[1]
 		}
 	}
+	if mp, ok := perlOpenPath(cl); ok {
+		// open(F, ">path"), open(my $f, ">", "path"): the mode leads.
+		a = expr{str: strings.TrimLeft(mp, "<>+|- "), isStr: true}
+	} else if k := len(cl.args) - 1; k >= 1 && writes && oneOf(lastName(cl.name), "cp", "cp_r", "mv", "move", "copy", "copy_file", "install", "ln", "ln_s", "ln_sf", "rename", "symlink", "copyFile", "cpSync", "link", "linkSync", "symlinkSync") {
+		// (source, destination): the destination is written.
+		j.codeRead(c, who, cl.args[0])
+		a = cl.args[1]
+	}
 	if !a.isStr {
 		if writes && a.dynamic {
 			if p, ok := homeJoin(a.text, j.env); ok {
 				j.codeWrite(c, who, cl.name, p)
+			} else if k := callKind(langPython, cl.name); k == kindRmTree || k == kindRemove || oneOf(lastName(cl.name), "rmtree", "remove_tree", "rm_rf", "rm_r", "rmSync", "unlinkSync", "unlink", "remove", "removedirs", "rmdir", "rimraf", "removeSync", "delete") {
+				j.hit(c, "dynamic-target", NeedsConfirmation, "%s code (%s) deletes a path only known at run time", who, cl.name)
 			}
 		}
 		return
@@ -1007,4 +1072,150 @@ func (j *judge) pathMethod(c *shell.Command, who string, cl call) {
 	case ".read_text", ".read_bytes":
 		j.codeRead(c, who, expr{str: p, isStr: true})
 	}
+}
+
+// imports collects the names the code binds to modules and their
+// functions, so that calls through them are recognised.
+func (s *scanner) imports() {
+	code := s.code
+	add := func(local, target string) {
+		local, target = strings.TrimSpace(local), strings.TrimSpace(target)
+		if local == "" || target == "" || local == target || !isIdentStart(local[0]) {
+			return
+		}
+		if s.aliases == nil {
+			s.aliases = make(map[string]string)
+		}
+		if len(s.aliases) < 256 {
+			s.aliases[local] = target
+		}
+	}
+	for _, stmt := range strings.FieldsFunc(code, func(r rune) bool { return r == '\n' || r == ';' }) {
+		st := strings.TrimSpace(stmt)
+		switch s.l {
+		case langPython:
+			if rest, ok := strings.CutPrefix(st, "import "); ok {
+				for _, part := range strings.Split(rest, ",") {
+					if mod, as, ok := strings.Cut(part, " as "); ok {
+						add(as, mod)
+					}
+				}
+			} else if rest, ok := strings.CutPrefix(st, "from "); ok {
+				mod, names, ok := strings.Cut(rest, " import ")
+				if !ok {
+					continue
+				}
+				mod = strings.TrimSpace(mod)
+				names = strings.Trim(strings.TrimSpace(names), "()")
+				if names == "*" {
+					s.stars = append(s.stars, mod)
+					continue
+				}
+				for _, part := range strings.Split(names, ",") {
+					n, as, ok := strings.Cut(part, " as ")
+					if !ok {
+						as = n
+					}
+					add(as, mod+"."+strings.TrimSpace(n))
+				}
+			}
+		case langJS:
+			// const x = require('m'); const {a, b: c} = require('m');
+			// import x from 'm'; import * as x from 'm'; import {a as b} from 'm'
+			mod := ""
+			lhs := ""
+			if k := strings.Index(st, "require("); k >= 0 {
+				_, lit, ok := (&scanner{l: langJS, code: st}).skipString(min(k+8, len(st)-1))
+				if !ok || k+8 >= len(st) {
+					continue
+				}
+				mod = lit
+				if eq := strings.IndexByte(st[:k], '='); eq >= 0 {
+					lhs = st[:eq]
+					for _, kw := range []string{"const ", "let ", "var "} {
+						if i := strings.Index(lhs, kw); i >= 0 {
+							lhs = lhs[i+len(kw):]
+						}
+					}
+				}
+			} else if rest, ok := strings.CutPrefix(st, "import "); ok {
+				l, m, ok := strings.Cut(rest, " from ")
+				if !ok {
+					continue
+				}
+				m = strings.TrimSpace(m)
+				if len(m) >= 2 {
+					mod = m[1 : len(m)-1]
+				}
+				lhs = strings.Replace(strings.TrimPrefix(strings.TrimSpace(l), "* as "), " as ", ":", -1)
+			}
+			mod = strings.TrimPrefix(mod, "node:")
+			mod = strings.ReplaceAll(mod, "/", ".")
+			lhs = strings.TrimSpace(lhs)
+			if mod == "" || lhs == "" {
+				continue
+			}
+			if lhs[0] == '{' {
+				for _, part := range strings.Split(strings.Trim(lhs, "{} "), ",") {
+					n, as, ok := strings.Cut(part, ":")
+					if !ok {
+						as = n
+					}
+					add(as, mod+"."+strings.TrimSpace(n))
+				}
+				continue
+			}
+			add(lhs, mod)
+		case langRuby:
+			if rest, ok := strings.CutPrefix(st, "include "); ok {
+				s.stars = append(s.stars, strings.TrimSpace(rest))
+			}
+		}
+	}
+}
+
+// resolve rewrites a called name through the code's aliases.
+func (s *scanner) resolve(name string) string {
+	if len(s.aliases) == 0 && len(s.stars) == 0 {
+		return name
+	}
+	head, tail, dotted := strings.Cut(name, ".")
+	if t, ok := s.aliases[head]; ok {
+		if dotted {
+			return t + "." + tail
+		}
+		return t
+	}
+	if !dotted {
+		for _, m := range s.stars {
+			if callKind(s.l, m+"."+name) != kindNone {
+				return m + "." + name
+			}
+		}
+	}
+	return name
+}
+
+func lastName(name string) string {
+	if i := strings.LastIndexAny(name, ".:"); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// perlOpenPath returns the mode-and-path text of Perl's open: the second
+// argument (">file"), or the third after a mode of its own (">",
+// "file").
+func perlOpenPath(cl call) (string, bool) {
+	if cl.name != "open" || len(cl.args) < 2 || !cl.args[1].isStr {
+		return "", false
+	}
+	m := cl.args[1].str
+	if len(cl.args) >= 3 && cl.args[2].isStr && strings.Trim(m, "<>+|-:raw:encodingutf8() ") == "" {
+		return strings.TrimSpace(m) + cl.args[2].str, true
+	}
+	if len(cl.args) == 2 && strings.IndexAny(m, "<>|") >= 0 {
+		return strings.TrimSpace(m), true
+	}
+	return "", false
 }

@@ -321,3 +321,57 @@ except OSError as e:
 		t.Errorf("TIOCSTI: %s", out.String())
 	}
 }
+
+// TestLandlockDaemonsEnd: without a pid namespace, a daemon the command
+// starts (setsid, a double fork) would outlive the run, still confined
+// but free to plant a hook after the protected paths were restored. Every
+// one of them ends with the run.
+func TestLandlockDaemonsEnd(t *testing.T) {
+	needLandlock(t)
+	h := newEscapeHost(t)
+	marker := fmt.Sprintf("3%d.%06d", os.Getpid()%100, time.Now().Nanosecond()/1000)
+	script := fmt.Sprintf(`setsid -f sleep %[1]s
+nohup setsid sleep %[1]s >/dev/null 2>&1 &
+setsid -f sh -c 'sleep 1; printf "#!/bin/sh\necho pwned\n" > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; echo evil > .envrc' </dev/null >/dev/null 2>&1
+( ( sleep %[1]s & ) & )
+echo started`, marker)
+	var out bytes.Buffer
+	proc, err := Landlock().Start(h.policy(t), &Command{
+		Argv: []string{"/bin/sh", "-c", script}, Env: []string{"PATH=/usr/bin:/bin"},
+		Stdout: &out, Stderr: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "started") {
+		t.Fatalf("the command did not run: %q", out.String())
+	}
+	left := func() []int {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err == nil && strings.Contains(string(b), marker) {
+				if pid, err := strconv.Atoi(e.Name()); err == nil {
+					pids = append(pids, pid)
+				}
+			}
+		}
+		return pids
+	}
+	if pids := left(); len(pids) > 0 {
+		for _, pid := range pids {
+			cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			t.Logf("left: %d %q", pid, cl)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("%d processes of the sandbox outlived the run", len(pids))
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := both(absent(h.root, ".git/hooks/pre-commit"), unchanged(h.root, ".envrc", "export OK=1\n"))(); err != nil {
+		t.Errorf("a daemon wrote after the run: %v", err)
+	}
+}

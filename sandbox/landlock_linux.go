@@ -49,9 +49,12 @@ package sandbox
 //     file in $HOME) during the run is not readable.
 //   - chmod, chown (without capabilities: only on one's own files),
 //     utime and xattrs are not controlled by Landlock.
-//   - Processes: on exit the whole session is killed; a process that
-//     started its own session (setsid, a double-forked daemon) escapes
-//     that sweep. If safeexec is SIGKILLed, the command dies (parent-death
+//   - Processes: on exit the whole session is killed, and so is every
+//     process that left it (setsid, a double-forked daemon): safeexec is
+//     a child subreaper while a run is active, so such orphans are
+//     reparented to it and killed at the end (landlock_orphans_linux.go;
+//     a process-wide setting an embedding program shares while a run is
+//     active). If safeexec is SIGKILLed, the command dies (parent-death
 //     signal) but its own children are orphaned, not killed: there is no
 //     pid namespace to take them down.
 //   - Resource limits: RLIMIT_NPROC counts every process of the user, so a
@@ -66,6 +69,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -289,6 +293,9 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	st := &llStart{p: p, c: &cc, mode: mode, abi: abi, req: req, roots: roots, tmp: tmp}
 	st.noUnix, st.noUDP = landlockSocketFilter(mode, abi)
 	var proc Process
+	// Orphans of the command are reparented to safeexec while it runs
+	// (landlock_orphans_linux.go).
+	adoptBegin()
 	if p.Limits == (Limits{}) && !landlockForceReexec {
 		proc, err = st.inThread()
 	} else {
@@ -300,8 +307,10 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if lp, ok := proc.(*landlockProcess); ok {
 		lp.tmp = tmp
 		lp.gitRoots, lp.started = sweepRoots(p, true), started
+		adoptStarted(lp.pid)
 	} else {
 		tmp.remove()
+		adoptEnd(0, nil)
 	}
 	return proc, err
 }
@@ -648,8 +657,11 @@ func (l *landlockProcess) Wait() (Status, error) {
 		}
 	}
 	l.mu.Lock()
-	killSession(l.pid)
+	killed := killSession(l.pid)
 	err := l.cmd.Wait()
+	// Daemons that left the session were reparented to safeexec: they
+	// end here, before the protected paths are looked at.
+	adoptEnd(l.pid, killed)
 	l.done = true
 	if l.release != nil {
 		close(l.release)
@@ -678,12 +690,12 @@ func (l *landlockProcess) Wait() (Status, error) {
 // killSession kills every process of session sid (the command's process
 // group first, then stragglers in other groups of the session), in a few
 // passes in case one forked while the previous pass ran.
-func killSession(sid int) {
+func killSession(sid int) (killed []int) {
 	unix.Kill(-sid, unix.SIGKILL)
 	for pass := 0; pass < 16; pass++ {
 		d, err := os.Open("/proc")
 		if err != nil {
-			return
+			return killed
 		}
 		names, _ := d.Readdirnames(-1)
 		d.Close()
@@ -696,12 +708,16 @@ func killSession(sid int) {
 			if s, err := unix.Getsid(pid); err == nil && s == sid {
 				unix.Kill(pid, unix.SIGKILL)
 				found = true
+				if !slices.Contains(killed, pid) {
+					killed = append(killed, pid)
+				}
 			}
 		}
 		if !found {
-			return
+			return killed
 		}
 	}
+	return killed
 }
 
 // RunLandlockChild is the re-executed child of the Landlock backend:

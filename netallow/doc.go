@@ -53,6 +53,11 @@
 //   - A name that resolves to a private address (an internal registry) is
 //     refused unless that address is listed too; "localhost" covers
 //     loopback only.
+//   - The guard judges an address by its range, not by whose it is: a
+//     public address of the host itself (a server whose interface carries
+//     one) passes it, so an allowed name whose DNS answers the command's
+//     author controls (a wildcard over a dynamic-DNS zone, *.nip.io) can
+//     lead to the host's own services listening on that address.
 //   - The TCP ports (Options.TCP) are on the host's loopback, where any
 //     local user can connect to them and use the allowlist. The unix
 //     sockets are reachable only by this user (directory mode 0700; on

@@ -106,7 +106,20 @@
 //     kept elsewhere (a project's own .env, a key in an unusual place) is
 //     readable unless the config names it. Use strict mode to see less.
 //   - Host unix sockets outside /run, /var/run, /tmp, /var/tmp and the
-//     masked paths stay reachable by path when their permissions allow it.
+//     masked paths stay reachable by path when their permissions allow it
+//     (an agent in the home directory such as 1Password's
+//     ~/.1password/agent.sock: add its directory to deny_read; bwrap
+//     cannot mount over a socket itself).
+//   - The tool cache (CacheDir) is shared by every sandboxed run of the
+//     user, across projects: what one run writes there (a build cache
+//     entry, a package in a download cache, a config file in CARGO_HOME)
+//     is what later runs build with. It never reaches the host's own
+//     caches, but a run can poison what a later sandboxed build in another
+//     project produces; clear ~/.cache/safeexec/tools after a run you do
+//     not trust.
+//   - Memory is not limited: a command can fill its private /tmp, /var/tmp
+//     and /run (tmpfs, in RAM) or allocate until the kernel's OOM killer
+//     acts on the host.
 //   - Protected paths are found at the places the policy names (under each
 //     writable root). A git repository nested below a root (a vendored one,
 //     a submodule's git directory in .git/modules, one created with git

@@ -316,10 +316,15 @@ func (p *pipeline) sandboxPolicy() *sandbox.Policy {
 // has escaped the sandbox as soon as the agent or editor starts again,
 // just as with .mcp.json; so they are protected like the deny_write
 // list, in every writable root, whatever the config says.
+//
+// When a writable root is the home directory, the user's git config (which
+// names commands as .git/config does) and the places a login session
+// starts programs from are the same kind of file.
 var agentConfigs = []string{
 	".claude/settings.json", ".claude/settings.local.json",
 	".gemini/settings.json", ".cursor/mcp.json", ".codex/config.toml",
 	".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json",
+	".gitconfig", ".config/git/config", ".config/autostart", ".config/systemd/user",
 }
 
 // withAgentConfigs returns denyWrite with agentConfigs added.

@@ -32,6 +32,11 @@
 //     tar --to-command/--checkpoint-action/-I, zip -TT, bash --rcfile,
 //     nested safeexec -- CMD / -c SCRIPT, small local scripts read through
 //     [Options].ReadScript (also when found through a PATH the script sets);
+//   - values bash evaluates a second time: a variable used as arithmetic
+//     ((( x )), $((x)), [[ $x -eq 1 ]], let, subscripts, integer
+//     variables) or a name with a subscript (read, printf -v, declare,
+//     test -v, ${!x}) runs the command substitutions its value holds;
+//   - functions imported from the environment (BASH_FUNC_f%%=() {…});
 //   - the data flow that matters for security: where a word or a pipe's
 //     data comes from ([Taint]: the network, a decoder, a downloaded file);
 //     which files earlier commands change (a local script changed earlier

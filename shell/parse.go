@@ -281,6 +281,9 @@ type shared struct {
 	// hashed are the programs hash -p bound to command names ("*": a
 	// name only known at run time).
 	hashed map[string][]Word
+	// integers are variables declared -i: assignments to them are
+	// evaluated as arithmetic.
+	integers map[string]bool
 	// writes counts the write events recordWrites saw; venvs maps the
 	// activate scripts of virtual environments the script creates to
 	// that count at their creation.
@@ -595,6 +598,7 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 		}
 	case *syntax.TestClause:
 		p.walkNested(c.X, sc, fr)
+		p.testOperands(c.X, sc, fr)
 	case *syntax.DeclClause:
 		p.walkDecl(c, sc, fr)
 	case *syntax.TimeClause:
@@ -628,7 +632,7 @@ func (p *parser) pipeInput(l pipeRes) *Input {
 // walkDecl handles declare/export/local/readonly/typeset.
 func (p *parser) walkDecl(c *syntax.DeclClause, sc *scope, fr *frame) {
 	exported := c.Variant.Value == "export"
-	nameref := false
+	nameref, integer := false, false
 	for _, a := range c.Args {
 		if a.Naked && a.Name == nil && a.Value != nil {
 			w := p.single(a.Value, sc, fr, false)
@@ -639,8 +643,17 @@ func (p *parser) walkDecl(c *syntax.DeclClause, sc *scope, fr *frame) {
 				if strings.Contains(w.Value, "n") {
 					nameref = true
 				}
+				if strings.Contains(w.Value, "i") {
+					integer = true
+				}
+			} else {
+				// declare 'a[…]=1': an assignment made at run time.
+				p.nameSubscript(w, sc, fr)
 			}
 			continue
+		}
+		if integer && a.Name != nil {
+			sc.shared.markInteger(a.Name.Value)
 		}
 		if a.Name == nil {
 			continue
@@ -654,6 +667,9 @@ func (p *parser) walkDecl(c *syntax.DeclClause, sc *scope, fr *frame) {
 			continue
 		}
 		val := p.assignValue(a, sc, fr)
+		if sc.shared.integers[name] {
+			p.reEvaluated(val, sc, fr, 0)
+		}
 		if nameref || a.Index != nil {
 			val = dynWord("$" + name)
 		}
@@ -678,6 +694,9 @@ func (p *parser) walkCall(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, fr *f
 				continue
 			}
 			val := p.assignValue(a, sc, fr)
+			if sc.shared.integers[a.Name.Value] {
+				p.reEvaluated(val, sc, fr, 0)
+			}
 			if a.Index != nil || a.Array != nil {
 				val = dynWord("$" + a.Name.Value)
 			}
@@ -923,4 +942,13 @@ func assignedNames(n syntax.Node) (names []string, cd bool) {
 		return true
 	})
 	return names, cd
+}
+
+func (sh *shared) markInteger(name string) {
+	if sh.integers == nil {
+		sh.integers = make(map[string]bool)
+	}
+	if len(sh.integers) < 1024 {
+		sh.integers[name] = true
+	}
 }

@@ -134,15 +134,24 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		p.gitRuns(cmd, sc, fr)
 	case name == "safeexec":
 		p.safeexecRun(cmd, sc, fr)
-	case name == "unset":
-		for _, a := range cmd.Args[1:] {
-			if !a.Dynamic && !strings.HasPrefix(a.Value, "-") {
-				sc.setVar(a.Value, varVal{unset: true})
+	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts":
+		p.nameArgs(cmd, sc, fr)
+		p.forgetWords(cmd, sc, "adnNptui")
+	case name == "test" || name == "[" || name == "unset":
+		p.nameArgs(cmd, sc, fr)
+		if name == "unset" {
+			for _, a := range cmd.Args[1:] {
+				if !a.Dynamic && !strings.HasPrefix(a.Value, "-") {
+					sc.setVar(a.Value, varVal{unset: true})
+				}
 			}
 		}
-	case name == "read" || name == "mapfile" || name == "readarray" || name == "getopts":
-		p.forgetWords(cmd, sc, "adnNptui")
+	case name == "let":
+		for _, a := range cmd.Args[1:] {
+			p.reEvaluated(a, sc, fr, 0)
+		}
 	case name == "printf":
+		p.nameArgs(cmd, sc, fr)
 		if len(cmd.Args) > 2 && cmd.Args[1].Value == "-v" && !cmd.Args[2].Dynamic {
 			v := dynWord("$" + cmd.Args[2].Value)
 			if out, ok := foldPrintfWords(cmd.Args[3:]); ok {
@@ -1290,6 +1299,21 @@ func (p *parser) commandVar(name string, val Word, sc *scope, fr *frame, cmd *Co
 			anchor = &Command{Dir: sc.dir, DirKnown: sc.dirKnown}
 		}
 		p.nestedWord(v, ConfigCommand, anchor, p.childScope(sc, anchor), fr)
+	case strings.HasPrefix(name, "BASH_FUNC_") && strings.HasSuffix(name, "%%"):
+		// A function bash imports from the environment: its body runs
+		// when the name is called.
+		if val.Dynamic || !strings.HasPrefix(val.Value, "()") {
+			return
+		}
+		fn := strings.TrimSuffix(strings.TrimPrefix(name, "BASH_FUNC_"), "%%")
+		if !validName(fn) {
+			fn = "f"
+		}
+		anchor := cmd
+		if anchor == nil {
+			anchor = &Command{Dir: sc.dir, DirKnown: sc.dirKnown}
+		}
+		p.nestedSh(fn+" "+val.Value, ConfigCommand, anchor, p.childScope(sc, anchor), fr, false)
 	case name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4":
 		// Prompt strings are expanded when shown (PS4 by set -x in any
 		// shell): their command substitutions run.

@@ -650,6 +650,12 @@ func (p *parser) param(pe *syntax.ParamExp, sc *scope, fr *frame) (Word, bool) {
 		p.walkArith(pe.Slice.Offset, sc, fr)
 		p.walkArith(pe.Slice.Length, sc, fr)
 	}
+	if pe.Excl && pe.Param != nil && pe.Names == 0 {
+		// ${!x}: the value of x is a name, maybe with a subscript.
+		if v, ok := sc.vars[pe.Param.Value]; ok && !v.unset {
+			p.nameSubscript(v.w, sc, fr)
+		}
+	}
 	if pe.Param == nil || pe.Excl || pe.Width || pe.Index != nil || pe.Names != 0 || pe.NestedParam != nil || pe.Flags != nil {
 		return dynWord(fr.text(pe)), false
 	}
@@ -1155,6 +1161,8 @@ func (p *parser) walkNested(n syntax.Node, sc *scope, fr *frame) {
 		case *syntax.ProcSubst:
 			p.procSubst(x, sc, fr)
 			return false
+		case *syntax.ArithmExp:
+			p.arithOperands(x.X, sc, fr)
 		}
 		return p.step()
 	})
@@ -1165,4 +1173,5 @@ func (p *parser) walkArith(x syntax.ArithmExpr, sc *scope, fr *frame) {
 		return
 	}
 	p.walkNested(x, sc, fr)
+	p.arithOperands(x, sc, fr)
 }

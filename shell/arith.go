@@ -19,6 +19,12 @@ const maxReEval = 8
 // reEvaluated walks the command substitutions bash would run when it
 // evaluates w again as an arithmetic expression or a subscripted name.
 func (p *parser) reEvaluated(w Word, sc *scope, fr *frame, depth int) {
+	p.reEval(w, sc, fr, depth, nil)
+}
+
+// reEval is reEvaluated with the names already followed, so that each
+// variable is expanded once.
+func (p *parser) reEval(w Word, sc *scope, fr *frame, depth int, seen map[string]bool) {
 	if depth > maxReEval || !p.step() {
 		return
 	}
@@ -40,9 +46,15 @@ func (p *parser) reEvaluated(w Word, sc *scope, fr *frame, depth int) {
 	}
 	// Names in the expression are evaluated in turn (x=y; y='a[$(cmd)]').
 	for _, name := range arithNames(v) {
-		if val, ok := sc.vars[name]; ok && !val.unset {
-			p.reEvaluated(val.w, sc, fr, depth+1)
+		val, ok := sc.vars[name]
+		if !ok || val.unset || seen[name] {
+			continue
 		}
+		if seen == nil {
+			seen = make(map[string]bool)
+		}
+		seen[name] = true
+		p.reEval(val.w, sc, fr, depth+1, seen)
 	}
 }
 

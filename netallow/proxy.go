@@ -79,6 +79,14 @@ type Proxy struct {
 // shorten it.
 var dialTimeout = 10 * time.Second
 
+// maxConns bounds the client connections one proxy serves at once. A
+// command that opens connections without end, or holds them with half a
+// request (slowloris), would otherwise spend safeexec's descriptors and
+// memory, which the rest of the run needs (the sweep of protected paths,
+// the audit record). Connections past the bound are closed at once. A
+// test may lower it.
+var maxConns = 4096
+
 // headTimeout bounds how long a client may take to send a request head or
 // a SOCKS handshake, and how long an idle keep-alive connection is kept.
 var headTimeout = 2 * time.Minute
@@ -226,6 +234,10 @@ func (p *Proxy) accept(ln net.Listener, serve func(net.Conn)) {
 				time.Sleep(10 * time.Millisecond)
 				continue
 			}
+			if p.full() {
+				c.Close()
+				continue
+			}
 			if !p.track(c) {
 				c.Close()
 				return
@@ -238,6 +250,13 @@ func (p *Proxy) accept(ln net.Listener, serve func(net.Conn)) {
 			}()
 		}
 	}()
+}
+
+// full reports whether the proxy holds maxConns connections.
+func (p *Proxy) full() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.conns) >= maxConns
 }
 
 // track registers a live connection so Close can end it; false once the

@@ -861,3 +861,48 @@ func TestResponseFraming(t *testing.T) {
 		t.Errorf("connection open after a close-delimited response: %v", err)
 	}
 }
+
+// TestConnectionBound: a command that opens connections without end, or
+// holds them with half a request, gets no more than maxConns at once; the
+// rest are closed, and once it lets go the proxy serves again.
+func TestConnectionBound(t *testing.T) {
+	startOrigins(t)
+	saved := maxConns
+	maxConns = 8
+	defer func() { maxConns = saved }()
+	p, _ := startProxy(t, []string{"allowed.test"}, nil)
+	addr := p.httpURL()[len("http://"):]
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 8; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte("GET http://allowed.test/ HTTP/1.1\r\n")) // half a head
+		held = append(held, c)
+	}
+	time.Sleep(100 * time.Millisecond)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("a connection past the bound was not closed: %d %v", n, err)
+	}
+	c.Close()
+	for _, c := range held {
+		c.Close()
+	}
+	held = nil
+	time.Sleep(100 * time.Millisecond)
+	resp := rawExchange(t, addr, "GET http://allowed.test/after HTTP/1.1\r\nConnection: close\r\n\r\n")
+	if !strings.Contains(resp, "path=/after") {
+		t.Errorf("after the held connections closed: %q", resp)
+	}
+}

@@ -235,6 +235,13 @@ func (j *judge) command(c *shell.Command) {
 }
 
 func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
+	if len(w.Args) > 0 {
+		// The wrapper's own output files (strace -o, time -o).
+		own := &shell.Command{Args: append([]shell.Word{shell.Static(w.Name)}, w.Args...), Dir: c.Dir, DirKnown: c.DirKnown, Dialect: c.Dialect}
+		for _, t := range outputOptions(own) {
+			j.write(c, t, w.Name+" writes")
+		}
+	}
 	switch w.Name {
 	case "sudo", "pkexec", "run0":
 		j.hit(c, "sudo", Risky, "%s runs the command as another user (root by default)", w.Name)

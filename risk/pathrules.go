@@ -275,6 +275,102 @@ func writeTargets(c *shell.Command) []shell.Word {
 	if c.Dialect != shell.Sh {
 		return psTargets(c)
 	}
+	out := namedTargets(c)
+	return append(out, outputOptions(c)...)
+}
+
+// outputLong are long options that name a file or directory a command
+// writes, whatever the command ("--output json" names a format: a
+// relative name is harmless anyway).
+var outputLong = []string{"--output", "--output-file", "--out-file", "--outfile", "--log-file", "--logfile",
+	"--output-dir", "--out-dir", "--outdir", "--output-directory", "--pack-destination", "--dump-dir",
+	"--log", "--target-directory", "--keyout", "--save-to"}
+
+// outputShort are the commands whose -o FILE is the file they write.
+var outputShort = map[string]bool{"gcc": true, "g++": true, "cc": true, "c++": true, "clang": true, "clang++": true,
+	"rustc": true, "ld": true, "as": true, "nvcc": true, "zig": true, "tinygo": true, "swiftc": true, "ghc": true,
+	"gfortran": true, "pandoc": true, "gpg": true, "gpg2": true, "patch": true, "iconv": true, "uudecode": true,
+	"strace": true, "ltrace": true, "time": true, "gtime": true, "valgrind": true, "perf": true, "wasm-ld": true,
+	"protoc": true, "javac": true, "kotlinc": true, "objcopy": true, "strip": true, "dot": true, "mmdc": true,
+	"msgfmt": true, "flex": true, "bison": true, "yacc": true, "esbuild": true, "xz": true, "zstd": true}
+
+// outputOptions are the output files named by options of commands the
+// table of namedTargets does not know: --output FILE and its kin for any
+// command, -o FILE for the commands of outputShort, -out/-keyout for
+// openssl, and the installation targets of package managers.
+func outputOptions(c *shell.Command) []shell.Word {
+	args := c.Args
+	name := c.Name()
+	var out []shell.Word
+	for _, l := range outputLong {
+		for _, w := range optValues(args, "", l, 4) {
+			if w.Dynamic || w.Value != "-" {
+				out = append(out, w)
+			}
+		}
+	}
+	switch {
+	case outputShort[name] || name == "go" && len(args) > 1 && oneOf(args[1].Value, "build", "test") || name == "docker" && hasWord(args, "save", "export") || name == "git" && hasWord(args, "archive", "format-patch"):
+		for _, w := range optValues(args, "-o", "", 4) {
+			if !w.Dynamic && strings.HasPrefix(w.Value, "=") {
+				w.Value, w.Prefix = w.Value[1:], w.Value[1:]
+			}
+			if w.Dynamic || w.Value != "-" {
+				out = append(out, w)
+			}
+		}
+	case name == "ssh" || name == "scp" || name == "sftp":
+		out = append(out, optValues(args, "-E", "", 2)...)
+	case name == "git" && hasWord(args, "bundle") && hasWord(args, "create"):
+		for i := 1; i+1 < len(args); i++ {
+			if args[i].Value == "create" {
+				out = append(out, args[i+1])
+				break
+			}
+		}
+	case name == "openssl":
+		for i := 1; i+1 < len(args); i++ {
+			if oneOf(args[i].Value, "-out", "-keyout", "-certout") {
+				out = append(out, args[i+1])
+			}
+		}
+	case name == "pip" || name == "pip3" || name == "uv" && hasWord(args, "pip"):
+		for _, o := range [][2]string{{"-t", "--target"}, {"", "--prefix"}, {"", "--root"}, {"", "--src"}} {
+			out = append(out, optValues(args, o[0], o[1], 2)...)
+		}
+	case name == "npm" || name == "pnpm" || name == "yarn":
+		out = append(out, optValues(args, "", "--prefix", 2)...)
+		out = append(out, optValues(args, "", "--cwd", 2)...)
+	case name == "cargo":
+		out = append(out, optValues(args, "", "--root", 2)...)
+		out = append(out, optValues(args, "", "--target-dir", 2)...)
+	}
+	// Installers told where to install by the environment.
+	for _, a := range c.Assigns {
+		switch a.Name {
+		case "GOBIN", "CARGO_HOME", "CARGO_INSTALL_ROOT", "PIP_TARGET", "PIP_PREFIX", "npm_config_prefix", "NPM_CONFIG_PREFIX", "PREFIX", "DESTDIR":
+			if installs(c) {
+				out = append(out, a.Value)
+			}
+		}
+	}
+	return out
+}
+
+// installs reports whether a command installs programs or packages.
+func installs(c *shell.Command) bool {
+	args := c.Args
+	switch c.Name() {
+	case "go", "cargo", "pip", "pip3", "npm", "pnpm", "yarn", "gem":
+		return hasWord(args, "install", "i", "add", "get")
+	case "make", "gmake", "cmake", "ninja", "meson":
+		return hasWord(args, "install")
+	}
+	return false
+}
+
+// namedTargets lists the files a command writes to or deletes, by name.
+func namedTargets(c *shell.Command) []shell.Word {
 	args := c.Args
 	name := c.Name()
 	switch name {
@@ -376,6 +472,59 @@ func writeTargets(c *shell.Command) []shell.Word {
 	case "sort", "uniq":
 		if w, ok := optValue(args, "-o", "--output"); ok {
 			return []shell.Word{w}
+		}
+	case "zip":
+		// zip ARCHIVE FILES…: the archive is written.
+		if ops := operands(args, "bnPtTxi", "temp-path", "suffixes", "password", "exclude", "include"); len(ops) > 0 {
+			return ops[:1]
+		}
+	case "sqlite3", "duckdb":
+		if ops := operands(args, "", "init", "cmd", "separator", "newline", "nullvalue"); len(ops) > 0 {
+			return ops[:1]
+		}
+	case "split", "csplit":
+		ops := operands(args, "abCdlnft", "prefix", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "digits", "suffix-format")
+		if name == "csplit" {
+			if w, ok := optValue(args, "-f", "--prefix"); ok {
+				return []shell.Word{w}
+			}
+			return []shell.Word{shell.Static("xx")}
+		}
+		if len(ops) > 1 {
+			return ops[1:2]
+		}
+	case "xxd":
+		if hasFlag(args, "r", "revert") {
+			if ops := operands(args, "cglosn"); len(ops) > 1 {
+				return ops[1:2]
+			}
+		}
+	case "patch":
+		ops := operands(args, "pbBdDiFgoVrYzZ", "strip", "directory", "input", "output", "reject-file", "prefix", "suffix", "backup-if-mismatch", "version-control", "fuzz")
+		if len(ops) > 0 {
+			return ops[:1]
+		}
+	case "yq":
+		if hasFlag(args, "i", "inplace") {
+			ops := operands(args, "eIops", "expression", "output-format", "input-format", "indent", "split-exp")
+			if len(ops) > 1 {
+				return ops[1:]
+			}
+		}
+	case "convert", "magick", "ffmpeg":
+		// The last operand is the output.
+		if ops := operands(args, ""); len(ops) > 1 {
+			return ops[len(ops)-1:]
+		}
+	case "docker", "podman", "kubectl":
+		if len(args) > 3 && (args[1].Value == "cp") {
+			if ops := operands(args[1:], ""); len(ops) >= 2 && !remote(ops[len(ops)-1]) {
+				return ops[len(ops)-1:]
+			}
+		}
+	case "sftp":
+		if ops := operands(args, "BbcDFiloPRsS"); len(ops) == 2 {
+			return ops[1:]
 		}
 	case "ssh-keygen":
 		if w, ok := optValue(args, "-f", ""); ok && !hasFlag(args, "lyFRB") {

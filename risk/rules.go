@@ -163,6 +163,10 @@ func (j *judge) byName(c *shell.Command) {
 		j.hit(c, "mkfs", Risky, "%s formats or repartitions a disk", name)
 	case name == "chmod":
 		j.chmod(c)
+	case name == "mkdir" || name == "install" || name == "mkfifo" || name == "mknod":
+		if m, ok := optValue(args, "-m", "--mode"); ok && !m.Dynamic {
+			j.mode(c, m.Value)
+		}
 	case name == "rm":
 		if hasFlag(args, "rR", "recursive") {
 			j.hit(c, "recursive-rm", NeedsConfirmation, "removes directories recursively")
@@ -480,7 +484,12 @@ func (j *judge) chmod(c *shell.Command) {
 	if mode.Dynamic {
 		return
 	}
-	m := mode.Value
+	j.mode(c, mode.Value)
+}
+
+// mode flags a permission mode that lets every user write or sets the
+// set-user/group-id bits (chmod MODE, mkdir -m MODE, install -m MODE).
+func (j *judge) mode(c *shell.Command, m string) {
 	if isOctal(m) {
 		digits := m
 		for len(digits) < 3 {

@@ -46,6 +46,115 @@ func (j *judge) paths(c *shell.Command) {
 	for _, a := range c.Args[1:] {
 		j.read(c, a)
 	}
+	j.recursiveRead(c)
+}
+
+// recursiveRead flags commands that read whole directory trees (tar,
+// zip -r, cp -r, rsync -r, grep -r, rg) given a directory that holds a
+// credential path (the home directory, /).
+func (j *judge) recursiveRead(c *shell.Command) {
+	if c.Dialect != shell.Sh {
+		return
+	}
+	args := c.Args
+	name := c.Name()
+	var ops []shell.Word
+	base := ""
+	switch name {
+	case "tar", "bsdtar", "gtar":
+		if !tarCreates(args) {
+			return
+		}
+		ops = operands(args, "fCTXbHgKLNVIF", "file", "directory", "files-from", "exclude-from", "exclude", "transform", "format", "owner", "group", "mode", "mtime", "use-compress-program")
+		if len(args) > 1 && !strings.HasPrefix(args[1].Value, "-") && len(ops) > 0 {
+			ops = ops[1:] // the old-style flags word
+		}
+		if d, ok := optValue(args, "-C", "--directory"); ok && !d.Dynamic {
+			base = d.Value
+		}
+	case "zip":
+		if !hasFlag(args, "r", "recurse-paths") {
+			return
+		}
+		ops = operands(args, "bnPtTxi", "temp-path", "suffixes", "password", "exclude", "include")
+		if len(ops) > 0 {
+			ops = ops[1:]
+		}
+	case "cp", "scp", "rsync", "ditto":
+		if name != "ditto" && !hasFlag(args, "rRa", "recursive", "archive") {
+			return
+		}
+		ops = operands(args, "tSbmogfeBTM", "target-directory", "suffix", "exclude", "include", "filter", "rsh")
+		if len(ops) > 1 {
+			ops = ops[:len(ops)-1]
+		}
+	case "find":
+		// find DIR … -exec cat {} ;: every file found is read.
+		reads := false
+		for i, a := range args {
+			if oneOf(a.Value, "-exec", "-execdir", "-ok", "-okdir") && i+1 < len(args) {
+				reads = reads || oneOf(shell.CommandName(args[i+1].Value), "cat", "head", "tail", "less", "more", "grep", "egrep", "rg", "cp", "base64", "xxd", "od", "hexdump", "strings", "tar", "zip", "curl", "nc", "scp", "rsync", "sh", "bash", "python", "python3", "perl", "awk", "sed", "tee", "dd", "openssl", "gpg")
+			}
+		}
+		if !reads {
+			return
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.Value, "-") || a.Value == "!" || a.Value == "(" {
+				break
+			}
+			ops = append(ops, a)
+		}
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep":
+		if (name == "grep" || name == "egrep" || name == "fgrep") && !hasFlag(args, "rR", "recursive", "dereference-recursive") {
+			return
+		}
+		ops = operands(args, "efABCmgtTM", "regexp", "file", "after-context", "before-context", "context", "max-count", "glob", "type", "type-not", "max-depth", "include", "exclude")
+		if _, ok := optValue(args, "-e", "--regexp"); !ok && len(ops) > 0 {
+			if _, ok := optValue(args, "-f", "--file"); !ok {
+				ops = ops[1:] // the pattern
+			}
+		}
+	default:
+		return
+	}
+	for _, o := range ops {
+		if o.Dynamic || o.Glob {
+			continue
+		}
+		v := o.Value
+		if base != "" && !path.IsAbs(v) && !strings.HasPrefix(v, "~") {
+			v = path.Join(base, v)
+		}
+		p, ok := j.env.resolve(c, shell.Static(v))
+		if !ok {
+			continue
+		}
+		for s := range j.env.allSensitive {
+			if under(s, p) {
+				j.hit(c, "credential-path", Risky, "%s reads %s, which holds the credential path %s", name, p, s)
+				return
+			}
+		}
+	}
+}
+
+// tarCreates reports whether tar writes an archive (and so reads the
+// files named).
+func tarCreates(args []shell.Word) bool {
+	for i, a := range args[1:] {
+		v := a.Value
+		if strings.HasPrefix(v, "--") {
+			if oneOf(v, "--create", "--append", "--update") {
+				return true
+			}
+			continue
+		}
+		if (strings.HasPrefix(v, "-") || i == 0) && strings.ContainsAny(v, "cru") && !strings.ContainsAny(v, "x") {
+			return true
+		}
+	}
+	return false
 }
 
 // read flags arguments and input redirections that name credential

@@ -148,7 +148,7 @@ func riskContext(pol *configs.Effective, cwd, home string, env []string, sandbox
 		Home:           home,
 		WritableRoots:  pol.AllowWrite,
 		SensitivePaths: pol.DenyRead,
-		ProtectedPaths: pol.DenyWrite,
+		ProtectedPaths: withAgentConfigs(pol.DenyWrite),
 		Sandboxed:      sandboxed,
 		Rules: risk.Rules{
 			Allow:   pol.RulesAllow,

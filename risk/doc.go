@@ -58,7 +58,8 @@
 //	                                        XDG_CONFIG_HOME, XDG_STATE_HOME or HOME set, exported or
 //	                                        unset in front of it, env -i), safeexec config init
 //	persistence         risky               crontab (not -l), at, batch, schtasks /create, launchctl load,
-//	                                        net user|localgroup /add,
+//	                                        net user|localgroup /add, New-Service, Register-ScheduledTask,
+//	                                        New-LocalUser, Add-LocalGroupMember, Enable-PSRemoting,
 //	                                        systemctl/service start|enable|…: things that run later or
 //	                                        elsewhere, outside the sandbox
 //	power-off           risky               shutdown, reboot, halt, poweroff, systemctl poweroff|reboot,
@@ -74,10 +75,12 @@
 //	                                        namespaces, --cap-add, --device, unconfined security options,
 //	                                        or mounts of the Docker socket, system, credential or
 //	                                        outside-root paths
-//	registry-system     risky               reg delete/add/import on HKLM, Remove-Item HKLM:\…
-//	system-recovery     risky               vssadmin/wbadmin delete, wmic shadowcopy delete, bcdedit /set
+//	registry-system     risky               reg delete/add/import on HKLM, Remove-Item HKLM:\…,
+//	                                        Set-ExecutionPolicy for the machine
+//	system-recovery     risky               vssadmin/wbadmin delete, wmic shadowcopy delete, bcdedit /set,
+//	                                        wevtutil cl, Clear-EventLog, Disable-ComputerRestore
 //	defender-disable    risky               Set-MpPreference -Disable*, Add-MpPreference -Exclusion*,
-//	                                        netsh firewall off
+//	                                        netsh firewall off, Set-NetFirewallProfile -Enabled False
 //	encoded-command     risky               powershell -EncodedCommand (its decoded text is classified too)
 //	user-deny           risky               a command matching a deny rule of the configuration
 //	recursive-rm        needs_confirmation  rm -r/-R/--recursive (with or without -f), Remove-Item

@@ -314,6 +314,19 @@ func (j *judge) byName(c *shell.Command) {
 		if v, ok := psValue(args, "verb", 1); ok && strings.EqualFold(v.Value, "runas") {
 			j.hit(c, "sudo", Risky, "Start-Process -Verb RunAs runs the program as administrator")
 		}
+	case oneOf(lname, "new-service", "register-scheduledtask", "new-localuser", "add-localgroupmember", "enable-psremoting", "set-service", "new-psdrive") && !(lname == "new-psdrive" || lname == "set-service" && !psParam(args, "startuptype", 3)):
+		j.hit(c, "persistence", Risky, "%s changes services, tasks or accounts outside the sandbox", name)
+	case oneOf(lname, "disable-computerrestore", "clear-eventlog", "remove-computerrestorepoint"):
+		j.hit(c, "system-recovery", Risky, "%s removes system restore points or logs", name)
+	case lname == "set-netfirewallprofile" || lname == "set-netfirewallrule" || lname == "disable-netfirewallrule":
+		if v, ok := psValue(args, "enabled", 2); lname == "disable-netfirewallrule" || ok && oneOf(strings.ToLower(v.Value), "false", "0", "$false") {
+			j.hit(c, "defender-disable", Risky, "%s turns the firewall off", name)
+		}
+	case lname == "set-executionpolicy":
+		scope, ok := psValue(args, "scope", 1)
+		if !ok || !oneOf(strings.ToLower(scope.Value), "process", "currentuser") {
+			j.hit(c, "registry-system", Risky, "Set-ExecutionPolicy changes the machine-wide script policy")
+		}
 	case lname == "runas":
 		j.hit(c, "sudo", Risky, "runas runs the program as another user")
 	case oneOf(lname, "invoke-expression", "iex"):

@@ -36,6 +36,8 @@ type psLexer struct {
 	cmd  *Command // the command holding this code
 	vars map[string]Word
 	toks []psTok
+	// aliases are the ones the code defines (Set-Alias x Remove-Item).
+	aliases map[string]string
 }
 
 // psScript parses and walks PowerShell code; it reports whether the code
@@ -338,11 +340,20 @@ func (lx *psLexer) word() (psTok, bool) {
 			for _, m := range psGroups(text) {
 				taint |= lx.inner(m)
 			}
-			lx.dotNetFile(text)
+			lx.dotNetFile(text, taint|exprTaint(text))
 			taint |= exprTaint(text)
 			sb.WriteString(text)
 			dyn = true
 			t.expr = true
+		case c == '@' && first && lx.i+1 < len(src) && (isPSIdent(src[lx.i+1]) && src[lx.i+1] != '-'):
+			// @params: splatting, arguments only known at run time.
+			start := lx.i
+			lx.i++
+			for lx.i < len(src) && isPSIdent(src[lx.i]) {
+				lx.i++
+			}
+			sb.WriteString(src[start:lx.i])
+			dyn = true
 		case c == '$':
 			v, ok, tn := lx.variable()
 			taint |= tn
@@ -691,6 +702,11 @@ func (lx *psLexer) element(toks []psTok, in *Input) (*Command, Taint) {
 			cmd.Args = append(cmd.Args, tk.w)
 		}
 	}
+	if len(cmd.Args) > 0 && !cmd.Args[0].Dynamic {
+		if target, ok := lx.aliases[strings.ToLower(cmd.Args[0].Value)]; ok {
+			cmd.Args[0] = Static(target)
+		}
+	}
 	if len(cmd.Args) == 0 {
 		if len(cmd.Redirs) > 0 {
 			lx.p.emit(cmd, lx.fr)
@@ -713,6 +729,43 @@ func (lx *psLexer) special(cmd *Command) {
 		return
 	}
 	switch PSCmdlet(cmd.Args[0].Value) {
+	case "set-alias", "new-alias", "sal", "nal":
+		var pos []Word
+		name, value := Word{}, Word{}
+		args := cmd.Args
+		for i := 1; i < len(args); i++ {
+			v := strings.ToLower(args[i].Value)
+			switch {
+			case strings.HasPrefix(v, "-n") && i+1 < len(args) && strings.HasPrefix("-name", v):
+				name = args[i+1]
+				i++
+			case strings.HasPrefix(v, "-v") && i+1 < len(args) && strings.HasPrefix("-value", v):
+				value = args[i+1]
+				i++
+			case strings.HasPrefix(v, "-"):
+				if oneOfFold(v, "-scope", "-description", "-option") {
+					i++
+				}
+			default:
+				pos = append(pos, args[i])
+			}
+		}
+		if name.Value == "" && len(pos) > 0 {
+			name, pos = pos[0], pos[1:]
+		}
+		if value.Value == "" && len(pos) > 0 {
+			value = pos[0]
+		}
+		if name.Value != "" && value.Value != "" && !name.Dynamic {
+			if lx.aliases == nil {
+				lx.aliases = map[string]string{}
+			}
+			v := value.Value
+			if value.Dynamic {
+				v = "$alias"
+			}
+			lx.aliases[strings.ToLower(name.Value)] = v
+		}
 	case "invoke-expression":
 		for _, a := range cmd.Args[1:] {
 			if strings.HasPrefix(a.Value, "-") && !a.Dynamic {
@@ -788,8 +841,11 @@ var dotNetFiles = map[string]string{
 	"directory::createdirectory": "new-item", "directory::move": "move-item",
 }
 
-func (lx *psLexer) dotNetFile(text string) {
+func (lx *psLexer) dotNetFile(text string, taint Taint) {
 	l := strings.ToLower(text)
+	if lx.dotNetCode(text, l, taint) {
+		return
+	}
 	k := strings.Index(l, "]::")
 	if k < 0 || !(strings.HasSuffix(l[:k], "io.file") || strings.HasSuffix(l[:k], "io.directory")) {
 		return
@@ -857,4 +913,68 @@ func splitTopLevel(s string, sep byte) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// dotNetCode follows [ScriptBlock]::Create(CODE) (PowerShell code, parsed
+// when it is a literal, judged as fetched when it comes from the network)
+// and [Diagnostics.Process]::Start(FILE, ARGS) (a program run).
+func (lx *psLexer) dotNetCode(text, l string, taint Taint) bool {
+	k := strings.Index(l, "]::")
+	if k < 0 {
+		return false
+	}
+	typ := l[:k]
+	rest := text[k+3:]
+	open := strings.IndexByte(rest, '(')
+	if open < 0 {
+		return false
+	}
+	method := strings.ToLower(strings.TrimSpace(rest[:open]))
+	body := rest[open+1:]
+	if e := strings.LastIndexByte(body, ')'); e >= 0 {
+		body = body[:e]
+	}
+	if e := strings.Index(body, ")."); e >= 0 && strings.Count(body[:e], "(") == strings.Count(body[:e], ")") {
+		body = body[:e]
+	}
+	args := splitTopLevel(body, ',')
+	lit := func(a string) (Word, bool) {
+		a = strings.TrimSpace(a)
+		switch {
+		case len(a) >= 2 && a[0] == '\'' && a[len(a)-1] == '\'':
+			return Static(a[1 : len(a)-1]), true
+		case len(a) >= 2 && a[0] == '"' && a[len(a)-1] == '"' && !strings.ContainsAny(a, "$`"):
+			return Static(a[1 : len(a)-1]), true
+		}
+		return Word{Value: a, Dynamic: true, Taint: taint}, false
+	}
+	switch {
+	case strings.HasSuffix(typ, "scriptblock") && method == "create" && len(args) > 0:
+		w, ok := lit(args[0])
+		parent := &Command{Dialect: PowerShell, Args: []Word{Static("[scriptblock]::Create")}, Dir: lx.sc.dir, DirKnown: lx.sc.dirKnown}
+		parent.Script = &ScriptRun{Kind: ScriptString, Taint: w.Taint}
+		lx.p.emit(parent, lx.fr)
+		if ok {
+			parent.Script.Known = lx.p.psScript(w.Value, Eval, parent, lx.sc, lx.fr)
+		} else {
+			parent.Script.Why = "the script block's text is only known at run time"
+		}
+		return true
+	case strings.HasSuffix(typ, "diagnostics.process") && method == "start" && len(args) > 0:
+		file, _ := lit(args[0])
+		words := []Word{file}
+		if len(args) > 1 {
+			if a, ok := lit(args[1]); ok {
+				for _, f := range splitWords(a.Value) {
+					words = append(words, Static(f))
+				}
+			} else {
+				words = append(words, a)
+			}
+		}
+		child := &Command{Args: words, Dir: lx.sc.dir, DirKnown: lx.sc.dirKnown}
+		lx.p.finish(child, lx.sc.clone(), lx.fr.child(Wrapped, nil, lx.fr.src))
+		return true
+	}
+	return false
 }

@@ -57,6 +57,12 @@ func (e *env) shellOptions() shell.Options {
 	if e.c.ReadScript != nil {
 		o.ReadScript = e.readScript
 	}
+	if len(e.roots) > 0 {
+		o.Writable = func(p string) bool {
+			_, ok := e.inRoot(p)
+			return ok
+		}
+	}
 	return o
 }
 

@@ -15,7 +15,9 @@
 //
 //	id                  tier                what it matches
 //	sudo                risky               sudo, sudoedit, pkexec, run0, runas, Start-Process -Verb RunAs,
-//	                                        chroot/nsenter/unshare as wrappers
+//	                                        chroot/nsenter/unshare as wrappers; changes to the running
+//	                                        system only root may make (mount, modprobe/insmod, sysctl -w,
+//	                                        iptables/nft/ufw changes, swapon/swapoff, csrutil, nvram)
 //	doas                risky               doas
 //	su                  risky               su, runuser
 //	mkfs                risky               mkfs*, mke2fs, mkswap, wipefs, fdisk/sfdisk/parted/gdisk (not -l),
@@ -68,9 +70,6 @@
 //	                                        flatpak-spawn --host, machinectl shell, D-Bus calls
 //	                                        to systemd/logind/polkit, wsl (a separate VM), WMI process
 //	                                        creation, macOS open -a Terminal / Terminal's do script
-//	system-admin        risky               changes to the running system only root may make: mount,
-//	                                        modprobe/insmod, sysctl -w, iptables/nft/ufw changes,
-//	                                        swapon/swapoff, csrutil, nvram
 //	container-escape    risky               docker/podman run|create|exec with --privileged, host
 //	                                        namespaces, --cap-add, --device, unconfined security options,
 //	                                        or mounts of the Docker socket, system, credential or

@@ -1170,6 +1170,6 @@ func (j *judge) systemAdmin(c *shell.Command) {
 		changes = len(ops) > 0 && !oneOf(ops[0].Value, "status", "show", "list", "app") || hasFlag(args, "", "add-port", "add-service", "remove-port", "reload", "set-default-zone", "panic-on")
 	}
 	if changes {
-		j.hit(c, "system-admin", Risky, "%s changes the running system (root only)", name)
+		j.hit(c, "sudo", Risky, "%s changes the running system, which needs root privileges", name)
 	}
 }

@@ -120,7 +120,7 @@ func (p *parser) claudeShape(st *syntax.Stmt, src string) *agentInner {
 			return nil
 		}
 		switch {
-		case i == 0 && isSnapshotSource(l.st):
+		case i == 0 && p.isSnapshotSource(l.st):
 			sawSource = true
 		case i > 0 && isClaudePreamble(l.st, src):
 		default:
@@ -219,7 +219,7 @@ func claudeEval(st *syntax.Stmt) (string, bool) {
 	return strings.Join(words, " "), true
 }
 
-func isSnapshotSource(st *syntax.Stmt) bool {
+func (p *parser) isSnapshotSource(st *syntax.Stmt) bool {
 	ce, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || st.Background || st.Negated || len(ce.Assigns) > 0 {
 		return false
@@ -231,7 +231,47 @@ func isSnapshotSource(st *syntax.Stmt) bool {
 	if !claudeSnapshot.MatchString(ws[1]) || !path.IsAbs(ws[1]) && !strings.HasPrefix(ws[1], "~/") {
 		return false
 	}
+	if !p.snapshotTrusted(ws[1]) {
+		return false
+	}
 	return redirsOnly(st, "2>/dev/null")
+}
+
+// snapshotTrusted reports whether the snapshot a Claude Code wrapper
+// sources is Claude's own, spelled without ..: in the user's
+// ~/.claude/shell-snapshots or $CLAUDE_CONFIG_DIR/shell-snapshots, or in
+// another …/.claude/shell-snapshots that the command may not write (not
+// the working directory, the temporary directory, Options.Writable), so
+// could not have planted.
+func (p *parser) snapshotTrusted(snap string) bool {
+	abs := snap
+	if strings.HasPrefix(snap, "~/") {
+		if p.opts.Home == "" {
+			return true // judged where it is known; nothing to compare
+		}
+		abs = path.Join(p.opts.Home, snap[2:])
+	}
+	if path.Clean(abs) != abs {
+		return false
+	}
+	dir := path.Dir(abs)
+	if d := p.opts.Env["CLAUDE_CONFIG_DIR"]; d != "" && path.IsAbs(d) && dir == path.Join(d, "shell-snapshots") {
+		return true // the configured directory
+	}
+	if p.opts.Home != "" && dir == path.Join(p.opts.Home, ".claude", "shell-snapshots") {
+		return true // the user's own Claude directory
+	}
+	if path.Base(path.Dir(dir)) != ".claude" {
+		return false
+	}
+	within := func(base string) bool {
+		base = path.Clean(base)
+		return base != "" && path.IsAbs(base) && (abs == base || strings.HasPrefix(abs, strings.TrimSuffix(base, "/")+"/"))
+	}
+	if p.opts.Cwd != "" && within(p.opts.Cwd) || within("/tmp") || within("/private/tmp") || within(p.opts.Env["TMPDIR"]) {
+		return false
+	}
+	return p.opts.Writable == nil || !p.opts.Writable(abs)
 }
 
 // isClaudePreamble accepts the fixed set of shell-option and alias resets

@@ -49,6 +49,10 @@ type Options struct {
 	// It should refuse files it does not want classified (outside the
 	// allowed roots, too large).
 	ReadScript func(path string) ([]byte, error)
+	// Writable reports whether the command may write to a path (inside
+	// the writable roots); nil means unknown. A file there may have been
+	// planted by an earlier command.
+	Writable func(path string) bool
 	// FoldNames says that command names are found case-insensitively
 	// (macOS and Windows file systems): SUDO runs sudo there.
 	FoldNames bool

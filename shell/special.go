@@ -155,6 +155,8 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		if len(cmd.Args) > 2 && cmd.Args[1].Value == "-v" && !cmd.Args[2].Dynamic {
 			v := dynWord("$" + cmd.Args[2].Value)
 			if out, ok := foldPrintfWords(cmd.Args[3:]); ok {
+				// A shell variable ends at a NUL byte.
+				out, _, _ = strings.Cut(out, "\x00")
 				v = Word{Value: out, Prefix: out}
 			}
 			sc.setVar(cmd.Args[2].Value, varVal{w: v})

@@ -1040,7 +1040,8 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 	}
 	if len(cs.Stmts) == 1 && res.simple && len(res.cmds) > 0 {
 		if out, ok := foldPipeline(res.cmds); ok {
-			out = strings.TrimRight(out, "\n")
+			// Bash drops NUL bytes from a substitution's output.
+			out = strings.TrimRight(strings.ReplaceAll(out, "\x00", ""), "\n")
 			if pipelineDecodes(res.cmds) {
 				t |= Decoded
 			}

@@ -388,6 +388,22 @@ func foldPrintf(args []string) (string, bool) {
 		return "", false
 	}
 	format, rest := args[0], args[1:]
+	// Escapes where bash's printf and the formatter used here disagree
+	// (\c ends all output in %b, \" and \? keep their backslash there):
+	// not followed.
+	odd := func(s string) bool {
+		return strings.Contains(s, `\c`) || strings.Contains(s, `\"`) || strings.Contains(s, `\?`) || strings.Contains(s, `\'`)
+	}
+	if odd(format) {
+		return "", false
+	}
+	if strings.Contains(format, "%b") {
+		for _, a := range rest {
+			if odd(a) {
+				return "", false
+			}
+		}
+	}
 	var sb strings.Builder
 	for i := 0; ; i++ {
 		s, n, err := expand.Format(nil, format, rest)

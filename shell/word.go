@@ -585,6 +585,8 @@ func ansiC(s string) string {
 			if i+1 < len(s) {
 				i++
 				sb.WriteByte(s[i] & 0x1f)
+			} else {
+				sb.WriteString(`\c`) // nothing to control: kept as written
 			}
 		case 'x', 'u', 'U':
 			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
@@ -637,6 +639,14 @@ func (p *parser) param(pe *syntax.ParamExp, sc *scope, fr *frame) (Word, bool) {
 	if pe.Exp != nil && pe.Exp.Word != nil {
 		opw = p.single(pe.Exp.Word, sc, fr, false)
 		hasOp = true
+		if patternQuoted(pe.Exp.Word) {
+			// Quoted pattern characters match themselves.
+			if pat, ok := literalPattern(pe.Exp.Word); ok && !opw.Dynamic {
+				opw = Word{Value: pat, Prefix: pat, Taint: opw.Taint}
+			} else {
+				opw = Word{Value: opw.Value, Dynamic: true}
+			}
+		}
 	}
 	var replOrig, replWith Word
 	if pe.Repl != nil {
@@ -698,7 +708,9 @@ func (p *parser) param(pe *syntax.ParamExp, sc *scope, fr *frame) (Word, bool) {
 			}
 			return Word{Value: trimPattern(val.Value, opw.Value, op), Prefix: "", Taint: val.Taint}.fix(), true
 		case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
-			if !known {
+			if !known || hasOp && opw.Value != "" {
+				// ${x^^pat} changes only the letters matching pat: not
+				// followed.
 				return dynWord(fr.text(pe)), false
 			}
 			v := val.Value
@@ -1175,4 +1187,58 @@ func (p *parser) walkArith(x syntax.ArithmExpr, sc *scope, fr *frame) {
 	}
 	p.walkNested(x, sc, fr)
 	p.arithOperands(x, sc, fr)
+}
+
+// patternQuoted reports whether a pattern word holds quoted or escaped
+// parts, whose pattern characters match themselves.
+func patternQuoted(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.Contains(x.Value, "\\") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// literalPattern spells a pattern word made only of literal parts as a
+// pattern: quoted and escaped characters backslash-escaped, so that they
+// match themselves.
+func literalPattern(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	esc := func(s string) {
+		for i := 0; i < len(s); i++ {
+			if strings.IndexByte("*?[]\\", s[i]) >= 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[i])
+		}
+	}
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value) // backslash escapes kept: the matcher reads them
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				esc(ansiC(x.Value))
+			} else {
+				esc(x.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, in := range x.Parts {
+				l, ok := in.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				esc(unescapeDouble(l.Value, false))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }

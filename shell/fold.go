@@ -470,11 +470,13 @@ func foldTr(args []string, in string) (string, bool) {
 }
 
 func trSet(s string) ([]rune, bool) {
-	if strings.Contains(s, "[:") || strings.Contains(s, "[=") || strings.Contains(s, "*]") {
+	// Escapes, bracket forms ([:upper:], [x*3]) and sets that read as
+	// options are not followed.
+	if strings.ContainsAny(s, "\\[") || strings.HasPrefix(s, "-") {
 		return nil, false
 	}
 	var rs []rune
-	src := []rune(ansiC(s))
+	src := []rune(s)
 	for i := 0; i < len(src); i++ {
 		if i+2 < len(src) && src[i+1] == '-' {
 			lo, hi := src[i], src[i+2]

@@ -25,11 +25,11 @@ func (p *parser) fieldsOf(words []*syntax.Word, sc *scope, fr *frame) []Word {
 		}
 		if syntax.SplitBraces(w) {
 			n := 0
-			ok := true
+			ok := !nameBeforeBrace(w)
 			var exp []*syntax.Word
 			for bw, err := range expand.BracesSeq(nil, w) {
 				n++
-				if err != nil || n > maxBraces {
+				if !ok || err != nil || n > maxBraces {
 					ok = false
 					break
 				}
@@ -37,7 +37,7 @@ func (p *parser) fieldsOf(words []*syntax.Word, sc *scope, fr *frame) []Word {
 			}
 			if !ok {
 				// Still walk nested code, then give up on the value.
-				p.walkNested(w, sc, fr)
+				p.walkBraced(w, sc, fr)
 				out = append(out, Word{Value: fr.text(w), Dynamic: true})
 				continue
 			}
@@ -323,7 +323,9 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 			}
 			// Tilde expansion applies to the unescaped text, so a home
 			// directory holding backslashes (C:\Users\me) stays intact.
-			if i == 0 && first && strings.HasPrefix(s, "~") {
+			if i == 0 && first && strings.HasPrefix(s, "~") && (strings.Contains(s, "/") || len(parts) == 1) && !strings.Contains(strings.SplitN(s, "/", 2)[0], `\`) {
+				// Only a tilde prefix of plain characters is expanded
+				// (~"$x" and ~$(…) stay literal).
 				v = b.tilde(v)
 			} else if b.assign && strings.Contains(s, ":~") {
 				v = b.assignTildes(v)
@@ -1241,4 +1243,36 @@ func literalPattern(w *syntax.Word) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// nameBeforeBrace reports whether a word has $name right before a brace
+// expansion ($v{x,y}): bash expands the braces first, so the name takes
+// in what they produce ($vx, $vy), which the parse does not show.
+func nameBeforeBrace(w *syntax.Word) bool {
+	for i := 0; i+1 < len(w.Parts); i++ {
+		pe, ok := w.Parts[i].(*syntax.ParamExp)
+		if !ok || !pe.Short {
+			continue
+		}
+		if _, ok := w.Parts[i+1].(*syntax.BraceExp); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// walkBraced walks the nested code of a word split into brace
+// expansions (syntax.Walk does not know their nodes).
+func (p *parser) walkBraced(w *syntax.Word, sc *scope, fr *frame) {
+	for _, part := range w.Parts {
+		if be, ok := part.(*syntax.BraceExp); ok {
+			for _, el := range be.Elems {
+				if el != nil && p.step() {
+					p.walkBraced(el, sc, fr)
+				}
+			}
+			continue
+		}
+		p.walkNested(part, sc, fr)
+	}
 }

@@ -69,6 +69,9 @@ type parser struct {
 	// inHashed is set while the program a hash -p binding names is
 	// followed, so that a binding is applied once.
 	inHashed bool
+	// expanding are the aliases being followed (an alias is not
+	// expanded inside itself).
+	expanding map[string]bool
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -285,6 +288,8 @@ type shared struct {
 	// hashed are the programs hash -p bound to command names ("*": a
 	// name only known at run time).
 	hashed map[string][]Word
+	// aliases are the aliases the script defines.
+	aliases map[string]string
 	// integers are variables declared -i: assignments to them are
 	// evaluated as arithmetic.
 	integers map[string]bool

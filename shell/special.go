@@ -43,6 +43,7 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 	name := cmd.Name()
 	if cmd.Dialect == Sh && fr.origin != Maybe {
 		p.hashed(cmd, sc, fr)
+		p.aliased(cmd, sc, fr)
 	}
 	if cmd.Dialect != Sh {
 		switch name = strings.ToLower(name); {
@@ -81,8 +82,11 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		p.hashRun(cmd, sc)
 	case name == "alias":
 		for _, a := range cmd.Args[1:] {
-			if _, v, ok := isAssignWord(a); ok {
+			if n, v, ok := isAssignWord(a); ok {
 				p.nestedWord(Word{Value: v, Prefix: v, Taint: a.Taint}, Alias, cmd, sc.clone(), fr)
+				sc.shared.defineAlias(n, v)
+			} else if a.Dynamic {
+				sc.shared.defineAlias("*", "")
 			}
 		}
 	case name == "find":
@@ -2344,4 +2348,52 @@ func (sh *shared) venvScript(abs string) (string, bool) {
 		return "", false
 	}
 	return strings.Replace(venvActivate, "VENV", path.Dir(path.Dir(abs)), 1), true
+}
+
+func (sh *shared) defineAlias(name, body string) {
+	if sh.aliases == nil {
+		sh.aliases = make(map[string]string)
+	}
+	if len(sh.aliases) < 256 {
+		sh.aliases[name] = body
+	}
+}
+
+// aliased follows a command whose name is an alias the script defined:
+// with expand_aliases the body runs in the current shell, so what it
+// assigns or where it changes directory matters to the commands after
+// it. The command as written is kept too (aliases may be off), and the
+// state the body changes becomes unknown rather than taken as changed.
+func (p *parser) aliased(cmd *Command, sc *scope, fr *frame) {
+	sh := sc.shared
+	if len(sh.aliases) == 0 || len(cmd.Args) == 0 || cmd.Args[0].Dynamic || len(cmd.Wrappers) > 0 {
+		return
+	}
+	name := cmd.Args[0].Value
+	body, ok := sh.aliases[name]
+	if !ok || p.expanding[name] || len(p.expanding) > 8 {
+		return
+	}
+	if p.expanding == nil {
+		p.expanding = make(map[string]bool)
+	}
+	p.expanding[name] = true
+	defer delete(p.expanding, name)
+	var b strings.Builder
+	b.WriteString(body)
+	for _, a := range cmd.Args[1:] {
+		b.WriteByte(' ')
+		if a.Dynamic {
+			b.WriteString(a.Value)
+			continue
+		}
+		q, err := syntax.Quote(a.Value, syntax.LangBash)
+		if err != nil {
+			return
+		}
+		b.WriteString(q)
+	}
+	run := sc.clone()
+	p.nestedSh(b.String(), Alias, cmd, run, fr, false)
+	sc.merge(run)
 }

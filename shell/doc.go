@@ -67,8 +67,10 @@
 // npm scripts, compiled binaries, Python files), not shell functions or
 // aliases defined outside the script, not what a program does with its
 // arguments. Variables assigned in branches, loops and functions are
-// treated as unknown afterwards rather than followed precisely. Aliases
-// are not expanded (their bodies are analysed where they are defined).
+// treated as unknown afterwards rather than followed precisely, and so
+// are those a trap action assigns. A command named like an alias the
+// script defines is followed through the alias body as well as taken as
+// written; aliases from elsewhere (a profile, a snapshot) are not known.
 // Inputs larger than [MaxScript] or nested deeper than [MaxNesting], and
 // nested code deeper than a fixed number of levels, are not analysed and
 // are reported as TooComplex issues. PowerShell and cmd.exe support covers

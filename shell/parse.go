@@ -277,6 +277,7 @@ type shared struct {
 	volatile  map[string]bool // variables assigned inside functions
 	funcs     map[string]bool
 	funcCd    bool
+	trapCd    bool            // a trap action changes directory
 	downloads map[string]bool // absolute paths written by network commands
 	// written are files (and writtenDirs directories) that earlier
 	// commands of the script change: a script read from there now is not

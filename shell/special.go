@@ -791,6 +791,11 @@ func shebang(data []byte) string {
 
 // changeDir tracks cd.
 func (p *parser) changeDir(cmd *Command, sc *scope) {
+	if sc.shared.trapCd {
+		// A trap may change directory before any command.
+		sc.dirKnown = false
+		return
+	}
 	if len(cmd.Wrappers) > 0 {
 		for _, w := range cmd.Wrappers {
 			if w.Name != "builtin" && w.Name != "command" {
@@ -1682,6 +1687,26 @@ func (p *parser) trapRun(cmd *Command, sc *scope, fr *frame) {
 		return
 	}
 	p.nestedWord(a, Trap, cmd, sc.clone(), fr)
+	// The action runs later in this shell, maybe before every command
+	// (DEBUG): what it assigns and whether it changes directory are
+	// unknown from now on.
+	sh := sc.shared
+	names, cd := []string{"*"}, true
+	if !a.Dynamic {
+		if f, err := p.parseSh(a.Value, Trap); err == nil && f != nil {
+			names, cd = assignedNames(f)
+		}
+	}
+	for _, n := range names {
+		if sh.volatile == nil {
+			sh.volatile = make(map[string]bool)
+		}
+		sh.volatile[n] = true
+	}
+	if cd {
+		sh.trapCd = true
+		sc.dirKnown = false
+	}
 }
 
 // hashRun records hash -p PATH NAME…: from then on NAME runs PATH.

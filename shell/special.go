@@ -829,9 +829,25 @@ func (p *parser) changeDir(cmd *Command, sc *scope) {
 		sc.dirKnown = false
 	case path.IsAbs(target.Value):
 		sc.dir, sc.dirKnown = path.Clean(target.Value), true
+	case p.cdpath(sc, cmd) && !strings.HasPrefix(target.Value, "./") && !strings.HasPrefix(target.Value, "../") && target.Value != "." && target.Value != "..":
+		// cd NAME searches $CDPATH first.
+		sc.dirKnown = false
 	case sc.dirKnown:
 		sc.dir = path.Join(sc.dir, target.Value)
 	}
+}
+
+// cdpath reports whether cd may search a CDPATH.
+func (p *parser) cdpath(sc *scope, cmd *Command) bool {
+	for _, a := range cmd.Assigns {
+		if a.Name == "CDPATH" {
+			return a.Value.Dynamic || a.Value.Value != ""
+		}
+	}
+	if v, ok := sc.vars["CDPATH"]; ok {
+		return !v.unset && (v.w.Dynamic || v.w.Value != "")
+	}
+	return p.opts.Env["CDPATH"] != ""
 }
 
 // findExec follows find … -exec CMD … ; and -execdir/-ok/-okdir.

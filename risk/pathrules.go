@@ -411,7 +411,17 @@ func outputOptions(c *shell.Command) []shell.Word {
 	args := c.Args
 	name := c.Name()
 	var out []shell.Word
+	longs := false
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a.Prefix, "--") || a.Dynamic && strings.HasPrefix(a.Value, "--") {
+			longs = true
+			break
+		}
+	}
 	for _, l := range outputLong {
+		if !longs {
+			break
+		}
 		for _, w := range optValues(args, "", l, 4) {
 			if w.Dynamic || w.Value != "-" {
 				out = append(out, w)
@@ -912,6 +922,11 @@ func tarOldFlag(args []shell.Word, c byte) bool {
 // of package managers, cloud tools and ssh (home-relative).
 func implicitWrites(c *shell.Command) []string {
 	args := c.Args
+	switch c.Name() {
+	case "npm", "pnpm", "yarn", "pip", "pip3", "docker", "podman", "nerdctl", "helm", "gh", "gcloud", "aws", "az", "kubectl", "oc", "ssh-keygen", "cargo", "heroku", "gpg", "gpg2":
+	default:
+		return nil
+	}
 	var words []string
 	for _, a := range args[1:] {
 		if a.Dynamic {

@@ -105,10 +105,13 @@ func optValues(args []shell.Word, short, long string, max int) []shell.Word {
 		if a.Dynamic {
 			known = a.Prefix
 		}
+		if len(known) < 2 || known[0] != '-' {
+			continue
+		}
 		if known == "--" {
 			break
 		}
-		if long != "" {
+		if long != "" && known[1] == '-' {
 			if !a.Dynamic && v == long {
 				if i+1 < len(args) {
 					out = append(out, args[i+1])
@@ -116,7 +119,7 @@ func optValues(args []shell.Word, short, long string, max int) []shell.Word {
 				}
 				continue
 			}
-			if strings.HasPrefix(known, long+"=") {
+			if len(known) > len(long) && known[len(long)] == '=' && known[:len(long)] == long {
 				out = append(out, attached(a, len(long)+1))
 				continue
 			}

@@ -308,20 +308,20 @@ func (c *Command) Name() string {
 // a backslash.
 func CommandName(s string) string {
 	lower := false
-	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
-		if strings.Contains(s, `\`) {
+	if i := max(strings.LastIndexByte(s, '/'), strings.LastIndexByte(s, '\\')); i >= 0 {
+		if strings.IndexByte(s, '\\') >= 0 {
 			lower = true
 		}
 		s = s[i+1:]
 	}
-	ls := strings.ToLower(s)
-	for _, ext := range []string{".exe", ".cmd", ".bat", ".com"} {
-		if strings.HasSuffix(ls, ext) {
-			return ls[:len(ls)-len(ext)]
+	if n := len(s); n > 4 && s[n-4] == '.' {
+		switch strings.ToLower(s[n-4:]) {
+		case ".exe", ".cmd", ".bat", ".com":
+			return strings.ToLower(s[:n-4])
 		}
 	}
 	if lower {
-		return ls
+		return strings.ToLower(s)
 	}
 	return s
 }

@@ -249,8 +249,15 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 		}
 	}
 	switch w.Name {
-	case "sudo", "pkexec", "run0":
+	case "sudo", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec":
 		j.hit(c, "sudo", Risky, "%s runs the command as another user (root by default)", w.Name)
+	case "chpst", "setpriv":
+		own := append([]shell.Word{shell.Static(w.Name)}, w.Args...)
+		if hasFlag(own, "uU", "reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "init-groups", "inh-caps", "ambient-caps") {
+			j.hit(c, "sudo", Risky, "%s runs the command as another user or with other privileges", w.Name)
+		}
+	case "distrobox-host-exec":
+		j.hit(c, "sandbox-escape", Risky, "%s runs the command on the host, outside the sandbox", w.Name)
 	case "doas":
 		j.hit(c, "doas", Risky, "doas runs the command as another user (root by default)")
 	case "runuser":

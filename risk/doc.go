@@ -15,11 +15,13 @@
 //
 //	id                  tier                what it matches
 //	sudo                risky               sudo, sudoedit, pkexec, run0, runas, Start-Process -Verb RunAs,
+//	                                        sudo-rs, dzdo, pbrun, pfexec, please, ksu, gosu, su-exec,
+//	                                        setpriv/chpst/capsh changing the user or privileges,
 //	                                        chroot/nsenter/unshare as wrappers; changes to the running
 //	                                        system only root may make (mount, modprobe/insmod, sysctl -w,
 //	                                        iptables/nft/ufw changes, swapon/swapoff, csrutil, nvram)
 //	doas                risky               doas
-//	su                  risky               su, runuser
+//	su                  risky               su, runuser, sg, newgrp
 //	mkfs                risky               mkfs*, mke2fs, mkswap, wipefs, fdisk/sfdisk/parted/gdisk (not -l),
 //	                                        blkdiscard, cryptsetup luksFormat, diskutil erase*, format X:,
 //	                                        diskpart, Format-Volume, Clear-Disk, Initialize-Disk, zpool destroy

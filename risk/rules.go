@@ -156,11 +156,11 @@ func (j *judge) byName(c *shell.Command) {
 	args := c.Args
 	lname := strings.ToLower(name)
 	switch {
-	case name == "sudo" || name == "sudoedit" || name == "pkexec" || name == "run0":
+	case oneOf(name, "sudo", "sudoedit", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec", "ksu") || name == "capsh" && hasFlag(args, "", "user", "uid", "gid", "groups", "caps", "addamb", "inh"):
 		j.hit(c, "sudo", Risky, "%s runs commands as another user (root by default)", name)
 	case name == "doas":
 		j.hit(c, "doas", Risky, "doas runs commands as another user (root by default)")
-	case name == "su" || name == "runuser":
+	case name == "su" || name == "runuser" || name == "sg" || name == "newgrp":
 		j.hit(c, "su", Risky, "%s switches to another user (root by default)", name)
 	case isDiskTool(c, lname):
 		j.hit(c, "mkfs", Risky, "%s formats or repartitions a disk", name)
@@ -230,7 +230,7 @@ func (j *judge) byName(c *shell.Command) {
 		if hasFlag(args, "X") {
 			j.hit(c, "sandbox-escape", Risky, "screen -X sends commands to a session outside the sandbox")
 		}
-	case name == "flatpak-spawn" || name == "host-spawn":
+	case name == "flatpak-spawn" || name == "host-spawn" || name == "distrobox-host-exec":
 		j.hit(c, "sandbox-escape", Risky, "%s runs the command on the host, outside the sandbox", name)
 	case name == "machinectl" && len(args) > 1 && oneOf(args[1].Value, "shell", "login"):
 		j.hit(c, "sandbox-escape", Risky, "machinectl %s opens a shell outside the sandbox", args[1].Value)

@@ -113,6 +113,24 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		} else if name == "sg" && len(cmd.Args) > 2 {
 			p.stringScript(cmd, cmd.Args[2], sc, fr)
 		}
+	case name == "capsh":
+		// capsh [opts] -- ARG…: /bin/bash ARG… after the privileges change.
+		for i, a := range cmd.Args[1:] {
+			if a.Value == "--" && !a.Dynamic {
+				c := &Command{Args: append([]Word{Static("bash")}, cmd.Args[i+2:]...), Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin}
+				p.finish(c, p.childScope(sc, cmd), fr.child(Wrapped, cmd, fr.src))
+				break
+			}
+		}
+	case name == "ksu":
+		if w, ok := optionValue(cmd.Args, "e", ""); ok {
+			i := 1
+			for i < len(cmd.Args) && cmd.Args[i].Value != "-e" {
+				i++
+			}
+			c := &Command{Args: append([]Word{w}, cmd.Args[min(i+2, len(cmd.Args)):]...), Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd}
+			p.finish(c, p.childScope(sc, cmd), fr.child(Wrapped, cmd, fr.src))
+		}
 	case name == "nix-shell":
 		if w, ok := optionValue(cmd.Args, "", "run"); ok {
 			p.stringScript(cmd, w, sc, fr)

@@ -542,7 +542,18 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 			rres := p.walkStmt(c.Y, right, &rf)
 			sc.merge(left, right)
 			return pipeRes{cmds: append(lres.cmds, rres.cmds...), simple: lres.simple && rres.simple}
-		default: // && and ||: the right side may not run
+		case syntax.AndStmt:
+			// A && B && C: each part runs only after the ones before it
+			// succeeded, so it sees what they changed; afterwards any of
+			// them may not have run.
+			chain := andChain(c, nil)
+			p.walkStmt(chain[0], sc, fr)
+			rest := sc.clone()
+			for _, st := range chain[1:] {
+				p.walkStmt(st, rest, fr)
+			}
+			sc.merge(rest)
+		default: // ||: the right side may not run
 			p.walkStmt(c.X, sc, fr)
 			right := sc.clone()
 			p.walkStmt(c.Y, right, fr)
@@ -961,4 +972,14 @@ func (sh *shared) markInteger(name string) {
 	if len(sh.integers) < 1024 {
 		sh.integers[name] = true
 	}
+}
+
+// andChain flattens A && B && C (parsed as (A && B) && C) into its parts.
+func andChain(c *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == syntax.AndStmt && len(c.X.Redirs) == 0 && !c.X.Negated && !c.X.Background && len(out) < 10000 {
+		out = andChain(x, out)
+	} else {
+		out = append(out, c.X)
+	}
+	return append(out, c.Y)
 }

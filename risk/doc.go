@@ -36,8 +36,10 @@
 //	                                        from decoded data or from a file downloaded earlier in the script:
 //	                                        curl … | sh, bash <(curl …), source <(curl …), sh -c "$(wget …)",
 //	                                        base64 -d | sh, python3 <(wget -O- …), curl -o x.sh … && sh x.sh,
-//	                                        irm … | iex; remote shells (nc -e, socat EXEC:); a program
-//	                                        only known at run time reading network data
+//	                                        irm … | iex, [ScriptBlock]::Create(irm …), mshta/regsvr32 of a
+//	                                        URL; remote shells (nc -e, socat EXEC:); a program only known
+//	                                        at run time reading network data; network data evaluated as
+//	                                        arithmetic
 //	eval                risky               eval in command position (however spelled: \eval, e''val,
 //	                                        x=eval; $x, command eval); Invoke-Expression of dynamic text.
 //	                                        In a local script file read from disk, eval of dynamic text is
@@ -49,11 +51,19 @@
 //	                                        match them (~/.s?h) and dynamic paths starting inside them;
 //	                                        commands that print stored secrets (gh auth token, gcloud auth
 //	                                        print-access-token, security find-generic-password, git
-//	                                        credential fill, pass show, …)
+//	                                        credential fill, pass show, gpg --export-secret-keys, …);
+//	                                        archives, recursive copies and searches of a directory that
+//	                                        holds them (tar czf x ~, grep -r token ~); files curl sends
+//	                                        (-d @file, -F k=@file); credential stores written by config
+//	                                        and login commands (npm config set, docker login, gh auth
+//	                                        login, ssh-keygen without -f, …)
 //	system-write        risky               writes to system directories (/etc, /usr, /bin, /sbin, /boot,
 //	                                        /lib*, /opt, /var, /root, …; /System, /Library on macOS;
 //	                                        C:\Windows, C:\Program Files on Windows), including rm, mv, cp,
-//	                                        ln, install, tee, sed -i, touch, mkdir, chmod/chown, tar -C, …
+//	                                        ln, install, tee, sed -i and sed w, touch, mkdir, chmod/chown,
+//	                                        tar -C, find -fprint, output options of any tool (--output,
+//	                                        --log-file, -o of compilers, curl -D/-c), account tools
+//	                                        (useradd writes /etc/passwd), …
 //	write-outside-roots risky               writes to paths outside Context.WritableRoots
 //	protected-write     risky               writes to write-protected paths (.git/hooks, .git/config, .env,
 //	                                        .safeexec.toml, … under every root)
@@ -107,7 +117,9 @@
 //	                                        environment (include.path, GIT_CONFIG_GLOBAL, --config-env)
 //	                                        or programs from GIT_EXEC_PATH
 //	dynamic-target      needs_confirmation  a write or delete whose target is only known at run time
-//	                                        (rm -rf "$DIR", > "$OUT", a relative path after cd "$X")
+//	                                        (rm -rf "$DIR", > "$OUT", curl -o"$X", a relative path after
+//	                                        cd "$X" or cd NAME with a CDPATH, tar -P, items piped into
+//	                                        Remove-Item, interpreter code deleting a run-time path)
 //	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh
 //	                                        when absent, bash < script.sh outside the roots, cat cmds.txt |
 //	                                        sh, an interactive shell, ./x.sh too large or unreadable

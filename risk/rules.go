@@ -218,7 +218,7 @@ func (j *judge) byName(c *shell.Command) {
 		j.hit(c, "power-off", Risky, "%s stops or restarts the machine", name)
 	case oneOf(lname, "stop-computer", "restart-computer"):
 		j.hit(c, "power-off", Risky, "%s stops or restarts the machine", name)
-	case oneOf(name, "docker", "podman", "nerdctl", "finch"):
+	case oneOf(name, "docker", "podman", "nerdctl", "finch", "ctr", "lima", "colima"):
 		j.container(c)
 	case name == "tmux":
 		if hasWord(args, "send-keys", "send", "send-prefix", "run-shell", "run", "respawn-pane", "new-window", "split-window", "new-session", "new") && hasFlag(args, "tS", "") {
@@ -887,7 +887,7 @@ func (j *judge) container(c *shell.Command) {
 			if name != "--security-opt" || strings.Contains(w.Value, "unconfined") || strings.Contains(w.Value, "disable") {
 				j.hit(c, "container-escape", Risky, "%s %s weakens the container's isolation", name, w.Value)
 			}
-		case "-v", "--volume", "--mount":
+		case "-v", "--volume", "--mount", "--rootfs":
 			w := value()
 			src := w.Value
 			if name == "--mount" {

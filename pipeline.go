@@ -44,7 +44,13 @@ type pipeline struct {
 
 func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	req, pol := p.req, p.req.Policy
-	p.home, _ = os.UserHomeDir()
+	home, err := os.UserHomeDir()
+	if err != nil {
+		// Without a home, ~ and the credential paths under it cannot be
+		// judged: refuse rather than guess.
+		return nil, fmt.Errorf("home directory: %w", err)
+	}
+	p.home = home
 
 	// The audit log is opened before anything runs: a run that cannot be
 	// recorded does not happen.

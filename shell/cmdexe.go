@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -10,16 +9,7 @@ import (
 // expansion, ^ escapes, and the commands run by if, for … do, start and
 // call.
 func (p *parser) cmdScript(src string, o Origin, parent *Command, sc *scope, fr *frame) bool {
-	if !p.step() {
-		return false
-	}
-	if fr.depth+1 > maxReparse {
-		p.issue(TooComplex, o, fmt.Sprintf("code nested more than %d levels deep", maxReparse))
-		return false
-	}
-	p.reparsed += len(src)
-	if p.reparsed > maxReparseBytes || nestingDepth(src) > MaxNesting {
-		p.issue(TooComplex, o, "cmd code larger or deeper than the analysis allows")
+	if !p.enterNested(src, o, fr, "cmd code") {
 		return false
 	}
 	cf := fr.child(o, parent, src)

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -43,16 +42,7 @@ type psLexer struct {
 // psScript parses and walks PowerShell code; it reports whether the code
 // could be analysed.
 func (p *parser) psScript(src string, o Origin, parent *Command, sc *scope, fr *frame) bool {
-	if !p.step() {
-		return false
-	}
-	if fr.depth+1 > maxReparse {
-		p.issue(TooComplex, o, fmt.Sprintf("code nested more than %d levels deep", maxReparse))
-		return false
-	}
-	p.reparsed += len(src)
-	if p.reparsed > maxReparseBytes || nestingDepth(src) > MaxNesting {
-		p.issue(TooComplex, o, "PowerShell code larger or deeper than the analysis allows")
+	if !p.enterNested(src, o, fr, "PowerShell code") {
 		return false
 	}
 	cf := fr.child(o, parent, src)

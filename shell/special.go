@@ -528,8 +528,11 @@ func (p *parser) nestedWord(w Word, o Origin, cmd *Command, sc *scope, fr *frame
 }
 
 // nestedSh parses and walks nested shell code; it reports whether the code
-// could be analysed.
-func (p *parser) nestedSh(src string, o Origin, parent *Command, sc *scope, fr *frame, fromFile bool) bool {
+// enterNested charges nested code (a shell -c string, PowerShell or cmd
+// code) to the analysis budget: one more level, its bytes, its nesting.
+// It reports an issue and false when the code exceeds what the analysis
+// allows; lang names the code in that issue.
+func (p *parser) enterNested(src string, o Origin, fr *frame, lang string) bool {
 	if !p.step() {
 		return false
 	}
@@ -539,11 +542,19 @@ func (p *parser) nestedSh(src string, o Origin, parent *Command, sc *scope, fr *
 	}
 	p.reparsed += len(src)
 	if p.reparsed > maxReparseBytes {
-		p.issue(TooComplex, o, "nested code larger than the analysis allows")
+		p.issue(TooComplex, o, lang+" larger than the analysis allows")
 		return false
 	}
 	if d := nestingDepth(src); d > MaxNesting {
-		p.issue(TooComplex, o, fmt.Sprintf("nested code nests %d levels deep", d))
+		p.issue(TooComplex, o, fmt.Sprintf("%s nests %d levels deep", lang, d))
+		return false
+	}
+	return true
+}
+
+// could be analysed.
+func (p *parser) nestedSh(src string, o Origin, parent *Command, sc *scope, fr *frame, fromFile bool) bool {
+	if !p.enterNested(src, o, fr, "nested code") {
 		return false
 	}
 	f, err := p.parseSh(src, o)

@@ -253,7 +253,7 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 		j.hit(c, "sudo", Risky, "%s runs the command as another user (root by default)", w.Name)
 	case "chpst", "setpriv":
 		own := append([]shell.Word{shell.Static(w.Name)}, w.Args...)
-		if hasFlag(own, "uU", "reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "init-groups", "inh-caps", "ambient-caps") {
+		if anyArgs.Has(own, "uU", "reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "init-groups", "inh-caps", "ambient-caps") {
 			j.hit(c, "sudo", Risky, "%s runs the command as another user or with other privileges", w.Name)
 		}
 	case "distrobox-host-exec":

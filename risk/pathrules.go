@@ -65,26 +65,26 @@ func (j *judge) recursiveRead(c *shell.Command) {
 		if !tarCreates(args) {
 			return
 		}
-		ops = operands(args, "fCTXbHgKLNVIF", "file", "directory", "files-from", "exclude-from", "exclude", "transform", "format", "owner", "group", "mode", "mtime", "use-compress-program")
+		ops = (&shell.ArgSpec{Short: "fCTXbHgKLNVIF", Long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "format", "owner", "group", "mode", "mtime", "use-compress-program"}}).Operands(args)
 		if len(args) > 1 && !strings.HasPrefix(args[1].Value, "-") && len(ops) > 0 {
 			ops = ops[1:] // the old-style flags word
 		}
-		if d, ok := optValue(args, "-C", "--directory"); ok && !d.Dynamic {
+		if d, ok := anyArgs.Value(args, "C", "directory"); ok && !d.Dynamic {
 			base = d.Value
 		}
 	case "zip":
-		if !hasFlag(args, "r", "recurse-paths") {
+		if !anyArgs.Has(args, "r", "recurse-paths") {
 			return
 		}
-		ops = operands(args, "bnPtTxi", "temp-path", "suffixes", "password", "exclude", "include")
+		ops = (&shell.ArgSpec{Short: "bnPtTxi", Long: []string{"temp-path", "suffixes", "password", "exclude", "include"}}).Operands(args)
 		if len(ops) > 0 {
 			ops = ops[1:]
 		}
 	case "cp", "scp", "rsync", "ditto":
-		if name != "ditto" && !hasFlag(args, "rRa", "recursive", "archive") {
+		if name != "ditto" && !anyArgs.Has(args, "rRa", "recursive", "archive") {
 			return
 		}
-		ops = operands(args, "tSbmogfeBTM", "target-directory", "suffix", "exclude", "include", "filter", "rsh")
+		ops = (&shell.ArgSpec{Short: "tSbmogfeBTM", Long: []string{"target-directory", "suffix", "exclude", "include", "filter", "rsh"}}).Operands(args)
 		if len(ops) > 1 {
 			ops = ops[:len(ops)-1]
 		}
@@ -106,12 +106,12 @@ func (j *judge) recursiveRead(c *shell.Command) {
 			ops = append(ops, a)
 		}
 	case "grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep":
-		if (name == "grep" || name == "egrep" || name == "fgrep") && !hasFlag(args, "rR", "recursive", "dereference-recursive") {
+		if (name == "grep" || name == "egrep" || name == "fgrep") && !anyArgs.Has(args, "rR", "recursive", "dereference-recursive") {
 			return
 		}
-		ops = operands(args, "efABCmgtTM", "regexp", "file", "after-context", "before-context", "context", "max-count", "glob", "type", "type-not", "max-depth", "include", "exclude")
-		if _, ok := optValue(args, "-e", "--regexp"); !ok && len(ops) > 0 {
-			if _, ok := optValue(args, "-f", "--file"); !ok {
+		ops = (&shell.ArgSpec{Short: "efABCmgtTM", Long: []string{"regexp", "file", "after-context", "before-context", "context", "max-count", "glob", "type", "type-not", "max-depth", "include", "exclude"}}).Operands(args)
+		if _, ok := anyArgs.Value(args, "e", "regexp"); !ok && len(ops) > 0 {
+			if _, ok := anyArgs.Value(args, "f", "file"); !ok {
 				ops = ops[1:] // the pattern
 			}
 		}
@@ -391,9 +391,9 @@ func writeTargets(c *shell.Command) []shell.Word {
 // outputLong are long options that name a file or directory a command
 // writes, whatever the command ("--output json" names a format: a
 // relative name is harmless anyway).
-var outputLong = []string{"--output", "--output-file", "--out-file", "--outfile", "--log-file", "--logfile",
-	"--output-dir", "--out-dir", "--outdir", "--output-directory", "--pack-destination", "--dump-dir",
-	"--log", "--target-directory", "--keyout", "--save-to"}
+var outputLong = []string{"output", "output-file", "out-file", "outfile", "log-file", "logfile",
+	"output-dir", "out-dir", "outdir", "output-directory", "pack-destination", "dump-dir",
+	"log", "target-directory", "keyout", "save-to"}
 
 // outputShort are the commands whose -o FILE is the file they write.
 var outputShort = map[string]bool{"gcc": true, "g++": true, "cc": true, "c++": true, "clang": true, "clang++": true,
@@ -422,7 +422,7 @@ func outputOptions(c *shell.Command) []shell.Word {
 		if !longs {
 			break
 		}
-		for _, w := range optValues(args, "", l, 4) {
+		for _, w := range anyArgs.Values(args, "", l, 4) {
 			if w.Dynamic || w.Value != "-" {
 				out = append(out, w)
 			}
@@ -430,7 +430,7 @@ func outputOptions(c *shell.Command) []shell.Word {
 	}
 	switch {
 	case outputShort[name] || name == "go" && len(args) > 1 && oneOf(args[1].Value, "build", "test") || name == "docker" && hasWord(args, "save", "export") || name == "git" && hasWord(args, "archive", "format-patch"):
-		for _, w := range optValues(args, "-o", "", 4) {
+		for _, w := range anyArgs.Values(args, "o", "", 4) {
 			if !w.Dynamic && strings.HasPrefix(w.Value, "=") {
 				w.Value, w.Prefix = w.Value[1:], w.Value[1:]
 			}
@@ -439,7 +439,7 @@ func outputOptions(c *shell.Command) []shell.Word {
 			}
 		}
 	case name == "ssh" || name == "scp" || name == "sftp":
-		out = append(out, optValues(args, "-E", "", 2)...)
+		out = append(out, anyArgs.Values(args, "E", "", 2)...)
 	case name == "git" && hasWord(args, "bundle") && hasWord(args, "create"):
 		for i := 1; i+1 < len(args); i++ {
 			if args[i].Value == "create" {
@@ -454,15 +454,15 @@ func outputOptions(c *shell.Command) []shell.Word {
 			}
 		}
 	case name == "pip" || name == "pip3" || name == "uv" && hasWord(args, "pip"):
-		for _, o := range [][2]string{{"-t", "--target"}, {"", "--prefix"}, {"", "--root"}, {"", "--src"}} {
-			out = append(out, optValues(args, o[0], o[1], 2)...)
+		for _, o := range [][2]string{{"t", "target"}, {"", "prefix"}, {"", "root"}, {"", "src"}} {
+			out = append(out, anyArgs.Values(args, o[0], o[1], 2)...)
 		}
 	case name == "npm" || name == "pnpm" || name == "yarn":
-		out = append(out, optValues(args, "", "--prefix", 2)...)
-		out = append(out, optValues(args, "", "--cwd", 2)...)
+		out = append(out, anyArgs.Values(args, "", "prefix", 2)...)
+		out = append(out, anyArgs.Values(args, "", "cwd", 2)...)
 	case name == "cargo":
-		out = append(out, optValues(args, "", "--root", 2)...)
-		out = append(out, optValues(args, "", "--target-dir", 2)...)
+		out = append(out, anyArgs.Values(args, "", "root", 2)...)
+		out = append(out, anyArgs.Values(args, "", "target-dir", 2)...)
 	}
 	// Installers told where to install by the environment.
 	for _, a := range c.Assigns {
@@ -494,18 +494,18 @@ func namedTargets(c *shell.Command) []shell.Word {
 	name := c.Name()
 	switch name {
 	case "rm", "rmdir", "unlink", "shred", "touch", "mkfifo", "wipe", "srm", "chattr", "setfacl", "rename", "fallocate":
-		return operands(args, "mdtrnsl", "reference", "iterations", "size", "mode", "date", "context")
+		return (&shell.ArgSpec{Short: "mdtrnsl", Long: []string{"reference", "iterations", "size", "mode", "date", "context"}}).Operands(args)
 	case "mkdir":
-		return operands(args, "m", "mode", "context")
+		return (&shell.ArgSpec{Short: "m", Long: []string{"mode", "context"}}).Operands(args)
 	case "mknod":
-		if ops := operands(args, "m", "mode"); len(ops) > 0 {
+		if ops := (&shell.ArgSpec{Short: "m", Long: []string{"mode"}}).Operands(args); len(ops) > 0 {
 			return ops[:1]
 		}
 	case "truncate":
-		return operands(args, "sr", "size", "reference")
+		return (&shell.ArgSpec{Short: "sr", Long: []string{"size", "reference"}}).Operands(args)
 	case "chmod", "chown", "chgrp":
-		ops := operands(args, "")
-		if hasFlag(args, "", "reference") {
+		ops := anyArgs.Operands(args)
+		if anyArgs.Has(args, "", "reference") {
 			return ops
 		}
 		if len(ops) > 1 {
@@ -514,7 +514,7 @@ func namedTargets(c *shell.Command) []shell.Word {
 	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
 		return copyTargets(c)
 	case "tee":
-		return operands(args, "")
+		return anyArgs.Operands(args)
 	case "dd":
 		for _, a := range args[1:] {
 			if strings.HasPrefix(a.Value, "of=") {
@@ -532,9 +532,9 @@ func namedTargets(c *shell.Command) []shell.Word {
 		if !inPlace(args) {
 			return nil
 		}
-		ops := operands(args, "efl", "expression", "file", "line-length")
-		if _, ok := optValue(args, "-e", "--expression"); !ok {
-			if _, ok := optValue(args, "-f", "--file"); !ok && len(ops) > 0 {
+		ops := (&shell.ArgSpec{Short: "efl", Long: []string{"expression", "file", "line-length"}}).Operands(args)
+		if _, ok := anyArgs.Value(args, "e", "expression"); !ok {
+			if _, ok := anyArgs.Value(args, "f", "file"); !ok && len(ops) > 0 {
 				ops = ops[1:]
 			}
 		}
@@ -543,8 +543,8 @@ func namedTargets(c *shell.Command) []shell.Word {
 		if !inPlace(args) {
 			return nil
 		}
-		ops := operands(args, "eEIMm")
-		if _, ok := optValue(args, "-e", ""); !ok && len(ops) > 0 {
+		ops := (&shell.ArgSpec{Short: "eEIMm"}).Operands(args)
+		if _, ok := anyArgs.Value(args, "e", ""); !ok && len(ops) > 0 {
 			ops = ops[1:]
 		}
 		return ops
@@ -552,8 +552,8 @@ func namedTargets(c *shell.Command) []shell.Word {
 		return curlTargets(args)
 	case "wget":
 		var out []shell.Word
-		for _, o := range [][2]string{{"-O", "--output-document"}, {"-P", "--directory-prefix"}, {"-o", "--output-file"}, {"-a", "--append-output"}, {"", "--save-cookies"}} {
-			for _, w := range optValues(args, o[0], o[1], 0) {
+		for _, o := range [][2]string{{"O", "output-document"}, {"P", "directory-prefix"}, {"o", "output-file"}, {"a", "append-output"}, {"", "save-cookies"}} {
+			for _, w := range anyArgs.Values(args, o[0], o[1], 0) {
 				if w.Dynamic || w.Value != "-" {
 					out = append(out, w)
 				}
@@ -569,8 +569,8 @@ func namedTargets(c *shell.Command) []shell.Word {
 			}
 		}
 	case "cpio":
-		if hasFlag(args, "i", "extract") {
-			if w, ok := optValue(args, "-D", "--directory"); ok {
+		if anyArgs.Has(args, "i", "extract") {
+			if w, ok := anyArgs.Value(args, "D", "directory"); ok {
 				return []shell.Word{w}
 			}
 		}
@@ -585,26 +585,26 @@ func namedTargets(c *shell.Command) []shell.Word {
 	case "tar", "bsdtar", "gtar":
 		return tarTargets(args)
 	case "unzip":
-		if w, ok := optValue(args, "-d", "--exdir"); ok {
+		if w, ok := anyArgs.Value(args, "d", "exdir"); ok {
 			return []shell.Word{w}
 		}
 	case "sort", "uniq":
-		if w, ok := optValue(args, "-o", "--output"); ok {
+		if w, ok := anyArgs.Value(args, "o", "output"); ok {
 			return []shell.Word{w}
 		}
 	case "zip":
 		// zip ARCHIVE FILES…: the archive is written.
-		if ops := operands(args, "bnPtTxi", "temp-path", "suffixes", "password", "exclude", "include"); len(ops) > 0 {
+		if ops := (&shell.ArgSpec{Short: "bnPtTxi", Long: []string{"temp-path", "suffixes", "password", "exclude", "include"}}).Operands(args); len(ops) > 0 {
 			return ops[:1]
 		}
 	case "sqlite3", "duckdb":
-		if ops := operands(args, "", "init", "cmd", "separator", "newline", "nullvalue"); len(ops) > 0 {
+		if ops := (&shell.ArgSpec{Long: []string{"init", "cmd", "separator", "newline", "nullvalue"}}).Operands(args); len(ops) > 0 {
 			return ops[:1]
 		}
 	case "split", "csplit":
-		ops := operands(args, "abCdlnft", "prefix", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "digits", "suffix-format")
+		ops := (&shell.ArgSpec{Short: "abCdlnft", Long: []string{"prefix", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "digits", "suffix-format"}}).Operands(args)
 		if name == "csplit" {
-			if w, ok := optValue(args, "-f", "--prefix"); ok {
+			if w, ok := anyArgs.Value(args, "f", "prefix"); ok {
 				return []shell.Word{w}
 			}
 			return []shell.Word{shell.Static("xx")}
@@ -613,48 +613,48 @@ func namedTargets(c *shell.Command) []shell.Word {
 			return ops[1:2]
 		}
 	case "xxd":
-		if hasFlag(args, "r", "revert") {
-			if ops := operands(args, "cglosn"); len(ops) > 1 {
+		if anyArgs.Has(args, "r", "revert") {
+			if ops := (&shell.ArgSpec{Short: "cglosn"}).Operands(args); len(ops) > 1 {
 				return ops[1:2]
 			}
 		}
 	case "patch":
-		ops := operands(args, "pbBdDiFgoVrYzZ", "strip", "directory", "input", "output", "reject-file", "prefix", "suffix", "backup-if-mismatch", "version-control", "fuzz")
+		ops := (&shell.ArgSpec{Short: "pbBdDiFgoVrYzZ", Long: []string{"strip", "directory", "input", "output", "reject-file", "prefix", "suffix", "backup-if-mismatch", "version-control", "fuzz"}}).Operands(args)
 		if len(ops) > 0 {
 			return ops[:1]
 		}
 	case "yq":
-		if hasFlag(args, "i", "inplace") {
-			ops := operands(args, "eIops", "expression", "output-format", "input-format", "indent", "split-exp")
+		if anyArgs.Has(args, "i", "inplace") {
+			ops := (&shell.ArgSpec{Short: "eIops", Long: []string{"expression", "output-format", "input-format", "indent", "split-exp"}}).Operands(args)
 			if len(ops) > 1 {
 				return ops[1:]
 			}
 		}
 	case "convert", "magick", "ffmpeg":
 		// The last operand is the output.
-		if ops := operands(args, ""); len(ops) > 1 {
+		if ops := anyArgs.Operands(args); len(ops) > 1 {
 			return ops[len(ops)-1:]
 		}
 	case "docker", "podman", "kubectl":
 		if len(args) > 3 && (args[1].Value == "cp") {
-			if ops := operands(args[1:], ""); len(ops) >= 2 && !remote(ops[len(ops)-1]) {
+			if ops := anyArgs.Operands(args[1:]); len(ops) >= 2 && !remote(ops[len(ops)-1]) {
 				return ops[len(ops)-1:]
 			}
 		}
 	case "sftp":
-		if ops := operands(args, "BbcDFiloPRsS"); len(ops) == 2 {
+		if ops := (&shell.ArgSpec{Short: "BbcDFiloPRsS"}).Operands(args); len(ops) == 2 {
 			return ops[1:]
 		}
 	case "ssh-keygen":
-		if w, ok := optValue(args, "-f", ""); ok && !hasFlag(args, "lyFRB") {
+		if w, ok := anyArgs.Value(args, "f", ""); ok && !anyArgs.Has(args, "lyFRB") {
 			return []shell.Word{w}
 		}
 	case "git":
 		return gitTargets(c)
 	case "vi", "vim", "nvim", "nano", "emacs", "ed", "pico", "joe", "micro", "hx", "kak", "mcedit", "gedit", "code", "subl":
-		return operands(args, "cST", "cmd")
+		return (&shell.ArgSpec{Short: "cST", Long: []string{"cmd"}}).Operands(args)
 	case "script":
-		ops := operands(args, "cETIOBm", "command", "echo", "log-timing", "log-in", "log-out", "log-io", "logging-format")
+		ops := (&shell.ArgSpec{Short: "cETIOBm", Long: []string{"command", "echo", "log-timing", "log-in", "log-out", "log-io", "logging-format"}}).Operands(args)
 		if len(ops) > 0 {
 			return ops[:1]
 		}
@@ -695,24 +695,36 @@ func inPlace(args []shell.Word) bool {
 	return false
 }
 
+// copySpecs are the options of the copying tools that take a value.
+var copySpecs = map[string]*shell.ArgSpec{
+	"cp":      {Short: "St", Long: []string{"suffix", "target-directory", "sparse", "no-preserve"}},
+	"mv":      {Short: "St", Long: []string{"suffix", "target-directory"}},
+	"ln":      {Short: "St", Long: []string{"suffix", "target-directory"}},
+	"install": {Short: "gmoSt", Long: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}},
+	"rsync": {Short: "eBfTM@", Long: []string{"rsh", "exclude", "include", "filter", "files-from", "exclude-from", "include-from",
+		"temp-dir", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "rsync-path", "chown", "chmod",
+		"log-file", "password-file", "port", "suffix", "block-size", "max-size", "min-size", "bwlimit", "timeout", "contimeout",
+		"modify-window", "remote-option", "usermap", "groupmap", "log-file-format", "out-format", "sockopts", "address",
+		"iconv", "max-delete", "max-alloc", "stop-after", "stop-at", "write-batch", "only-write-batch", "read-batch",
+		"protocol", "checksum-choice", "compress-choice", "compress-level", "skip-compress", "debug", "info"}},
+	"scp":   {Short: "cDFiJloPSX"},
+	"ditto": {},
+}
+
 // copyTargets is the destination of cp/mv/install/ln/rsync/scp, and for
 // mv (and rsync --remove-source-files) the sources too.
 func copyTargets(c *shell.Command) []shell.Word {
 	args := c.Args
 	name := c.Name()
-	if w, ok := optValue(args, "-t", "--target-directory"); ok {
+	if w, ok := anyArgs.Value(args, "t", "target-directory"); ok {
 		out := []shell.Word{w}
 		if name == "mv" {
-			out = append(out, operands(args, "tSb", "target-directory", "suffix", "backup")...)
+			out = append(out, copySpecs[name].Operands(args)...)
 		}
 		return out
 	}
-	withVal := "tSbmogfe"
-	if name == "rsync" {
-		withVal = "eBfTM"
-	}
-	ops := operands(args, withVal, "target-directory", "suffix", "backup", "mode", "owner", "group", "rsh", "exclude", "include", "filter", "files-from", "exclude-from", "include-from", "temp-dir", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "rsync-path", "chown", "chmod", "log-file", "password-file", "port")
-	if name == "install" && hasFlag(args, "d", "directory") {
+	ops := copySpecs[name].Operands(args)
+	if name == "install" && anyArgs.Has(args, "d", "directory") {
 		return ops
 	}
 	if len(ops) == 0 {
@@ -729,7 +741,7 @@ func copyTargets(c *shell.Command) []shell.Word {
 	if !remote(dst) {
 		out = append(out, dst)
 	}
-	if name == "mv" || (name == "rsync" && hasFlag(args, "", "remove-source-files", "remove-sent-files")) {
+	if name == "mv" || (name == "rsync" && anyArgs.Has(args, "", "remove-source-files", "remove-sent-files")) {
 		for _, s := range ops[:len(ops)-1] {
 			if !remote(s) {
 				out = append(out, s)
@@ -776,17 +788,17 @@ func tarTargets(args []shell.Word) []shell.Word {
 	}
 	var out []shell.Word
 	if extract {
-		if w, ok := optValue(args, "-C", "--directory"); ok {
+		if w, ok := anyArgs.Value(args, "C", "directory"); ok {
 			out = append(out, w)
 		}
-		if hasFlag(args, "", "absolute-names") || tarOldFlag(args, 'P') || hasFlag(args, "P") {
+		if anyArgs.Has(args, "", "absolute-names") || tarOldFlag(args, 'P') || anyArgs.Has(args, "P") {
 			// Absolute names in the archive are kept: it may write
 			// anywhere.
 			out = append(out, shell.Word{Value: "the absolute paths the archive holds", Dynamic: true})
 		}
 	}
 	if create {
-		if w, ok := optValue(args, "-f", "--file"); ok && w.Value != "-" {
+		if w, ok := anyArgs.Value(args, "f", "file"); ok && w.Value != "-" {
 			out = append(out, w)
 		}
 	}
@@ -856,11 +868,11 @@ func (e *env) sensitiveRel(c *shell.Command, v string) (string, bool) {
 // cookie and trace files.
 func curlTargets(args []shell.Word) []shell.Word {
 	var out []shell.Word
-	dir, hasDir := optValue(args, "", "--output-dir")
+	dir, hasDir := anyArgs.Value(args, "", "output-dir")
 	if hasDir {
 		out = append(out, dir)
 	}
-	for _, w := range optValues(args, "-o", "--output", 0) {
+	for _, w := range anyArgs.Values(args, "o", "output", 0) {
 		if !w.Dynamic && w.Value == "-" {
 			continue
 		}
@@ -870,8 +882,8 @@ func curlTargets(args []shell.Word) []shell.Word {
 		}
 		out = append(out, w)
 	}
-	for _, o := range [][2]string{{"-D", "--dump-header"}, {"-c", "--cookie-jar"}, {"", "--trace"}, {"", "--trace-ascii"}, {"", "--stderr"}, {"", "--libcurl"}, {"", "--etag-save"}, {"", "--hsts"}, {"", "--alt-svc"}} {
-		for _, w := range optValues(args, o[0], o[1], 0) {
+	for _, o := range [][2]string{{"D", "dump-header"}, {"c", "cookie-jar"}, {"", "trace"}, {"", "trace-ascii"}, {"", "stderr"}, {"", "libcurl"}, {"", "etag-save"}, {"", "hsts"}, {"", "alt-svc"}} {
+		for _, w := range anyArgs.Values(args, o[0], o[1], 0) {
 			if w.Dynamic || w.Value != "-" && w.Value != "%" {
 				out = append(out, w)
 			}
@@ -884,9 +896,9 @@ func curlTargets(args []shell.Word) []shell.Word {
 // of the data, form and header options, cookie files, the config.
 func curlReads(args []shell.Word) []shell.Word {
 	var out []shell.Word
-	for _, o := range [][2]string{{"-d", "--data"}, {"", "--data-binary"}, {"", "--data-ascii"}, {"", "--data-urlencode"}, {"", "--json"},
-		{"-F", "--form"}, {"-H", "--header"}, {"", "--proxy-header"}, {"-b", "--cookie"}, {"-w", "--write-out"}, {"", "--variable"}} {
-		for _, w := range optValues(args, o[0], o[1], 0) {
+	for _, o := range [][2]string{{"d", "data"}, {"", "data-binary"}, {"", "data-ascii"}, {"", "data-urlencode"}, {"", "json"},
+		{"F", "form"}, {"H", "header"}, {"", "proxy-header"}, {"b", "cookie"}, {"w", "write-out"}, {"", "variable"}} {
+		for _, w := range anyArgs.Values(args, o[0], o[1], 0) {
 			v := w.Value
 			if w.Dynamic {
 				v = w.Prefix
@@ -947,7 +959,7 @@ func implicitWrites(c *shell.Command) []string {
 	}
 	switch c.Name() {
 	case "npm", "pnpm":
-		if loc, ok := optValue(args, "-L", "--location"); ok && loc.Value == "project" || hasFlag(args, "", "userconfig") {
+		if loc, ok := anyArgs.Value(args, "L", "location"); ok && loc.Value == "project" || anyArgs.Has(args, "", "userconfig") {
 			return nil
 		}
 		if oneOf(w(0), "login", "adduser", "add-user", "logout") || (oneOf(w(0), "config", "c") && oneOf(w(1), "set", "delete", "edit", "fix")) || w(0) == "set" {
@@ -958,7 +970,7 @@ func implicitWrites(c *shell.Command) []string {
 			return []string{".yarnrc", ".yarnrc.yml"}
 		}
 	case "pip", "pip3":
-		if w(0) == "config" && oneOf(w(1), "set", "unset", "edit") && !hasFlag(args, "", "site") {
+		if w(0) == "config" && oneOf(w(1), "set", "unset", "edit") && !anyArgs.Has(args, "", "site") {
 			return []string{".config/pip/pip.conf"}
 		}
 	case "docker", "podman", "nerdctl", "helm":
@@ -982,11 +994,11 @@ func implicitWrites(c *shell.Command) []string {
 			return []string{".azure"}
 		}
 	case "kubectl", "oc":
-		if w(0) == "config" && oneOf(w(1), "set", "set-context", "set-cluster", "set-credentials", "use-context", "use", "delete-context", "delete-cluster", "delete-user", "rename-context", "unset") && !hasFlag(args, "", "kubeconfig") {
+		if w(0) == "config" && oneOf(w(1), "set", "set-context", "set-cluster", "set-credentials", "use-context", "use", "delete-context", "delete-cluster", "delete-user", "rename-context", "unset") && !anyArgs.Has(args, "", "kubeconfig") {
 			return []string{".kube/config"}
 		}
 	case "ssh-keygen":
-		if _, ok := optValue(args, "-f", ""); !ok && !hasFlag(args, "lyFBeiDQYkh") {
+		if _, ok := anyArgs.Value(args, "f", ""); !ok && !anyArgs.Has(args, "lyFBeiDQYkh") {
 			return []string{".ssh"}
 		}
 	case "cargo":
@@ -998,7 +1010,7 @@ func implicitWrites(c *shell.Command) []string {
 			return []string{".netrc"}
 		}
 	case "gpg", "gpg2":
-		if hasFlag(args, "", "import", "gen-key", "generate-key", "full-generate-key", "full-gen-key", "quick-generate-key", "quick-gen-key", "delete-key", "delete-keys", "delete-secret-key", "delete-secret-keys", "delete-secret-and-public-key", "edit-key", "import-ownertrust", "recv-keys", "refresh-keys", "sign-key", "lsign-key") && !hasFlag(args, "", "homedir") {
+		if anyArgs.Has(args, "", "import", "gen-key", "generate-key", "full-generate-key", "full-gen-key", "quick-generate-key", "quick-gen-key", "delete-key", "delete-keys", "delete-secret-key", "delete-secret-keys", "delete-secret-and-public-key", "edit-key", "import-ownertrust", "recv-keys", "refresh-keys", "sign-key", "lsign-key") && !anyArgs.Has(args, "", "homedir") {
 			return []string{".gnupg"}
 		}
 	}
@@ -1023,7 +1035,7 @@ func gitTargets(c *shell.Command) []shell.Word {
 	}
 	globals := args[:si]
 	base, dynamic := "", false
-	for _, d := range optValues(globals, "-C", "", 0) {
+	for _, d := range anyArgs.Values(globals, "C", "", 0) {
 		if d.Dynamic {
 			dynamic = true
 			break
@@ -1046,14 +1058,14 @@ func gitTargets(c *shell.Command) []shell.Word {
 	var out []shell.Word
 	sub := args[si].Value
 	rest := append([]shell.Word{args[si]}, args[si+1:]...)
-	for _, o := range [][2]string{{"", "--git-dir"}, {"", "--work-tree"}} {
-		if w, ok := optValue(globals, o[0], o[1]); ok && gitWrites[sub] {
+	for _, o := range [][2]string{{"", "git-dir"}, {"", "work-tree"}} {
+		if w, ok := anyArgs.Value(globals, o[0], o[1]); ok && gitWrites[sub] {
 			out = append(out, at(w))
 		}
 	}
 	switch {
 	case sub == "clone" || sub == "init":
-		ops := operands(rest, "obcju", "origin", "branch", "config", "jobs", "upload-pack", "reference", "separate-git-dir", "depth", "template", "filter", "object-format", "ref-format", "initial-branch", "shared")
+		ops := (&shell.ArgSpec{Short: "obcju", Long: []string{"origin", "branch", "config", "jobs", "upload-pack", "reference", "separate-git-dir", "depth", "template", "filter", "object-format", "ref-format", "initial-branch", "shared"}}).Operands(rest)
 		switch {
 		case sub == "clone" && len(ops) >= 2:
 			out = append(out, at(ops[len(ops)-1]))
@@ -1062,7 +1074,7 @@ func gitTargets(c *shell.Command) []shell.Word {
 		case sub == "init":
 			out = append(out, at(shell.Static(".")))
 		}
-		if w, ok := optValue(rest, "", "--separate-git-dir"); ok {
+		if w, ok := anyArgs.Value(rest, "", "separate-git-dir"); ok {
 			out = append(out, at(w))
 		}
 	case gitWrites[sub] && (base != "" || dynamic || c.DirKnown):

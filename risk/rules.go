@@ -7,156 +7,13 @@ import (
 	"github.com/safeexec/safeexec/shell"
 )
 
-// operands returns the non-option arguments of a command (args[1:]),
-// honouring "--"; options listed in withVal take the next word.
-func operands(args []shell.Word, withVal string, longVal ...string) []shell.Word {
-	var out []shell.Word
-	ddash := false
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		v := a.Value
-		if ddash || a.Dynamic || v == "-" || !strings.HasPrefix(v, "-") {
-			out = append(out, a)
-			continue
-		}
-		if v == "--" {
-			ddash = true
-			continue
-		}
-		if strings.HasPrefix(v, "--") {
-			name := v[2:]
-			if strings.Contains(name, "=") {
-				continue
-			}
-			for _, l := range longVal {
-				if l == name {
-					i++
-				}
-			}
-			continue
-		}
-		last := v[len(v)-1]
-		if len(v) == 2 && strings.IndexByte(withVal, last) >= 0 {
-			i++
-		}
-	}
-	return out
-}
-
-// hasFlag reports whether a short flag letter appears in any clustered
-// short option, or any of the long names is given.
-func hasFlag(args []shell.Word, short string, long ...string) bool {
-	for _, a := range args[1:] {
-		if a.Dynamic {
-			continue
-		}
-		v := a.Value
-		if v == "--" {
-			return false
-		}
-		if strings.HasPrefix(v, "--") {
-			name, _, _ := strings.Cut(v[2:], "=")
-			for _, l := range long {
-				if name == l {
-					return true
-				}
-			}
-			continue
-		}
-		if len(v) > 1 && v[0] == '-' && short != "" && strings.ContainsAny(v[1:], short) {
-			return true
-		}
-	}
-	return false
-}
-
-// optValue returns the first value of an option: -s VALUE, -sVALUE, a
-// cluster of one-letter flags ending in s (-xs VALUE), --long VALUE or
-// --long=VALUE. short is "-s" (or "" for none), long "--long" (or "").
-func optValue(args []shell.Word, short, long string) (shell.Word, bool) {
-	vs := optValues(args, short, long, 1)
-	if len(vs) == 0 {
-		return shell.Word{}, false
-	}
-	return vs[0], true
-}
-
-// optValues returns up to max values (0: all) of an option, as
-// optValue finds them. A value attached to a dynamic word (-o"$X",
-// --output=$X/y) stays dynamic, with its known beginning.
-func optValues(args []shell.Word, short, long string, max int) []shell.Word {
-	var out []shell.Word
-	attached := func(a shell.Word, n int) shell.Word {
-		if a.Dynamic {
-			pre := ""
-			if len(a.Prefix) > n {
-				pre = a.Prefix[n:]
-			}
-			return shell.Word{Value: a.Value[min(n, len(a.Value)):], Dynamic: true, Prefix: pre, Taint: a.Taint}
-		}
-		return shell.Word{Value: a.Value[n:], Prefix: a.Value[n:], Taint: a.Taint}
-	}
-	for i := 1; i < len(args) && (max == 0 || len(out) < max); i++ {
-		a := args[i]
-		v := a.Value
-		// The option name itself must be static: for a dynamic word only
-		// its known beginning counts.
-		known := v
-		if a.Dynamic {
-			known = a.Prefix
-		}
-		if len(known) < 2 || known[0] != '-' {
-			continue
-		}
-		if known == "--" {
-			break
-		}
-		if long != "" && known[1] == '-' {
-			if !a.Dynamic && v == long {
-				if i+1 < len(args) {
-					out = append(out, args[i+1])
-					i++
-				}
-				continue
-			}
-			if len(known) > len(long) && known[len(long)] == '=' && known[:len(long)] == long {
-				out = append(out, attached(a, len(long)+1))
-				continue
-			}
-		}
-		if short == "" || len(short) != 2 || len(known) < 2 || known[0] != '-' || known[1] == '-' {
-			continue
-		}
-		if !a.Dynamic && v == short {
-			if i+1 < len(args) {
-				out = append(out, args[i+1])
-				i++
-			}
-			continue
-		}
-		// -sVALUE, or a cluster -xyS VALUE / -xySVALUE.
-		k := strings.IndexByte(known[1:], short[1])
-		if k < 0 {
-			continue
-		}
-		n := 2 + k
-		if n < len(v) || a.Dynamic {
-			out = append(out, attached(a, n))
-		} else if i+1 < len(args) {
-			out = append(out, args[i+1])
-			i++
-		}
-	}
-	return out
-}
-
 // byName applies the rules tied to a command's name.
 func (j *judge) byName(c *shell.Command) {
 	name := c.Name()
 	args := c.Args
 	lname := strings.ToLower(name)
 	switch {
-	case oneOf(name, "sudo", "sudoedit", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec", "ksu") || name == "capsh" && hasFlag(args, "", "user", "uid", "gid", "groups", "caps", "addamb", "inh"):
+	case oneOf(name, "sudo", "sudoedit", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec", "ksu") || name == "capsh" && anyArgs.Has(args, "", "user", "uid", "gid", "groups", "caps", "addamb", "inh"):
 		j.hit(c, "sudo", Risky, "%s runs commands as another user (root by default)", name)
 	case name == "doas":
 		j.hit(c, "doas", Risky, "doas runs commands as another user (root by default)")
@@ -167,11 +24,11 @@ func (j *judge) byName(c *shell.Command) {
 	case name == "chmod":
 		j.chmod(c)
 	case name == "mkdir" || name == "install" || name == "mkfifo" || name == "mknod":
-		if m, ok := optValue(args, "-m", "--mode"); ok && !m.Dynamic {
+		if m, ok := anyArgs.Value(args, "m", "mode"); ok && !m.Dynamic {
 			j.mode(c, m.Value)
 		}
 	case name == "rm":
-		if hasFlag(args, "rR", "recursive") {
+		if anyArgs.Has(args, "rR", "recursive") {
 			j.hit(c, "recursive-rm", NeedsConfirmation, "removes directories recursively")
 		}
 	case name == "find":
@@ -197,15 +54,15 @@ func (j *judge) byName(c *shell.Command) {
 			}
 		}
 	case name == "crontab":
-		if len(args) == 1 || !(hasFlag(args, "l") && len(args) == 2) {
+		if len(args) == 1 || !(anyArgs.Has(args, "l") && len(args) == 2) {
 			j.hit(c, "persistence", Risky, "crontab changes jobs that run later, outside the sandbox")
 		}
 	case name == "at" || name == "batch":
-		if !hasFlag(args, "lr") {
+		if !anyArgs.Has(args, "lr") {
 			j.hit(c, "persistence", Risky, "%s schedules a command to run later, outside the sandbox", name)
 		}
 	case lname == "schtasks":
-		if hasWinFlag(args, "create", "change", "run") {
+		if shell.WinFlag(args, "create", "change", "run") {
 			j.hit(c, "persistence", Risky, "schtasks schedules a task outside the sandbox")
 		}
 	case name == "launchctl":
@@ -221,13 +78,13 @@ func (j *judge) byName(c *shell.Command) {
 	case oneOf(name, "docker", "podman", "nerdctl", "finch", "ctr", "lima", "colima"):
 		j.container(c)
 	case name == "tmux":
-		if hasWord(args, "send-keys", "send", "send-prefix", "run-shell", "run", "respawn-pane", "new-window", "split-window", "new-session", "new") && hasFlag(args, "tS", "") {
+		if hasWord(args, "send-keys", "send", "send-prefix", "run-shell", "run", "respawn-pane", "new-window", "split-window", "new-session", "new") && anyArgs.Has(args, "tS", "") {
 			j.hit(c, "sandbox-escape", Risky, "tmux controls a terminal session outside the sandbox")
 		} else if hasWord(args, "send-keys", "send", "run-shell", "run") {
 			j.hit(c, "sandbox-escape", Risky, "tmux controls a terminal session outside the sandbox")
 		}
 	case name == "screen":
-		if hasFlag(args, "X") {
+		if anyArgs.Has(args, "X") {
 			j.hit(c, "sandbox-escape", Risky, "screen -X sends commands to a session outside the sandbox")
 		}
 	case name == "flatpak-spawn" || name == "host-spawn" || name == "distrobox-host-exec":
@@ -250,14 +107,14 @@ func (j *judge) byName(c *shell.Command) {
 	case oneOf(name, "mount", "umount", "losetup", "modprobe", "insmod", "rmmod", "kexec", "swapoff", "swapon", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "kextload", "kextunload", "kmutil", "spctl", "csrutil", "nvram", "bless", "launchctl-config"):
 		j.systemAdmin(c)
 	case name == "setcap":
-		if ops := operands(args, "f"); len(ops) > 0 && !ops[0].Dynamic && ops[0].Value != "-r" && strings.ContainsAny(ops[0].Value, "+=") {
+		if ops := (&shell.ArgSpec{Short: "f"}).Operands(args); len(ops) > 0 && !ops[0].Dynamic && ops[0].Value != "-r" && strings.ContainsAny(ops[0].Value, "+=") {
 			j.hit(c, "chmod-setuid", Risky, "setcap %s gives a program privileges", ops[0].Value)
 		}
-		for _, o := range operands(args, "f")[min(1, len(operands(args, "f"))):] {
+		for _, o := range (&shell.ArgSpec{Short: "f"}).Operands(args)[min(1, len((&shell.ArgSpec{Short: "f"}).Operands(args))):] {
 			j.write(c, o, "setcap changes")
 		}
 	case name == "enable":
-		if hasFlag(args, "f") {
+		if anyArgs.Has(args, "f") {
 			j.hit(c, "preload", NeedsConfirmation, "enable -f loads a library into the shell as a builtin")
 		}
 	case lname == "reg":
@@ -270,11 +127,11 @@ func (j *judge) byName(c *shell.Command) {
 		j.hit(c, "sandbox-escape", Risky, "%s starts a process through WMI, outside the sandbox", name)
 	case oneOf(lname, "mshta", "regsvr32") && (strings.Contains(strings.ToLower(c.String()), "http:") || strings.Contains(strings.ToLower(c.String()), "https:")):
 		j.hit(c, "pipe-to-shell", Risky, "%s runs script code fetched from the network", name)
-	case lname == "net" && len(args) > 2 && oneOf(strings.ToLower(args[1].Value), "user", "localgroup", "group") && hasWinFlag(args, "add"):
+	case lname == "net" && len(args) > 2 && oneOf(strings.ToLower(args[1].Value), "user", "localgroup", "group") && shell.WinFlag(args, "add"):
 		j.hit(c, "persistence", Risky, "net %s /add creates accounts or grants group membership outside the sandbox", strings.ToLower(args[1].Value))
 	case lname == "wevtutil" && hasWordFold(args, "cl", "clear-log"):
 		j.hit(c, "system-recovery", Risky, "wevtutil clears an event log")
-	case lname == "bcdedit" && hasWinFlag(args, "set", "delete", "deletevalue", "import"):
+	case lname == "bcdedit" && shell.WinFlag(args, "set", "delete", "deletevalue", "import"):
 		j.hit(c, "system-recovery", Risky, "bcdedit changes the boot configuration")
 	case lname == "netsh" && hasWordFold(args, "firewall", "advfirewall") && (hasWordFold(args, "off", "disable")):
 		j.hit(c, "defender-disable", Risky, "netsh turns the firewall off")
@@ -294,16 +151,16 @@ func (j *judge) byName(c *shell.Command) {
 				break
 			}
 		}
-	case lname == "cipher" && hasWinFlag(args, "w"):
+	case lname == "cipher" && shell.WinFlag(args, "w"):
 		j.hit(c, "shred", NeedsConfirmation, "cipher /w wipes free disk space")
 	case c.Dialect == shell.Cmd && (lname == "rd" || lname == "rmdir" || lname == "del" || lname == "erase"):
-		if hasWinFlag(args, "s") {
+		if shell.WinFlag(args, "s") {
 			j.hit(c, "recursive-rm", NeedsConfirmation, "%s /s removes a directory tree", name)
 		}
 	case lname == "clear-recyclebin":
 		j.hit(c, "clear-recycle-bin", NeedsConfirmation, "Clear-RecycleBin empties the recycle bin for good")
 	case lname == "remove-item" || (c.Dialect == shell.PowerShell && oneOf(lname, "rm", "del", "erase", "rd", "rmdir", "ri")):
-		if psParam(args, "recurse", 1) || psParam(args, "force", 2) {
+		if shell.PSParam(args, "recurse", 1) || shell.PSParam(args, "force", 2) {
 			j.hit(c, "recursive-rm", NeedsConfirmation, "Remove-Item -Recurse/-Force removes a tree or read-only items")
 		}
 		for _, a := range args[1:] {
@@ -314,19 +171,19 @@ func (j *judge) byName(c *shell.Command) {
 			}
 		}
 	case lname == "start-process" || (c.Dialect == shell.PowerShell && (lname == "saps" || lname == "start")):
-		if v, ok := psValue(args, "verb", 1); ok && strings.EqualFold(v.Value, "runas") {
+		if v, ok := shell.PSValue(args, "verb", 1); ok && strings.EqualFold(v.Value, "runas") {
 			j.hit(c, "sudo", Risky, "Start-Process -Verb RunAs runs the program as administrator")
 		}
-	case oneOf(lname, "new-service", "register-scheduledtask", "new-localuser", "add-localgroupmember", "enable-psremoting", "set-service", "new-psdrive") && !(lname == "new-psdrive" || lname == "set-service" && !psParam(args, "startuptype", 3)):
+	case oneOf(lname, "new-service", "register-scheduledtask", "new-localuser", "add-localgroupmember", "enable-psremoting", "set-service", "new-psdrive") && !(lname == "new-psdrive" || lname == "set-service" && !shell.PSParam(args, "startuptype", 3)):
 		j.hit(c, "persistence", Risky, "%s changes services, tasks or accounts outside the sandbox", name)
 	case oneOf(lname, "disable-computerrestore", "clear-eventlog", "remove-computerrestorepoint"):
 		j.hit(c, "system-recovery", Risky, "%s removes system restore points or logs", name)
 	case lname == "set-netfirewallprofile" || lname == "set-netfirewallrule" || lname == "disable-netfirewallrule":
-		if v, ok := psValue(args, "enabled", 2); lname == "disable-netfirewallrule" || ok && oneOf(strings.ToLower(v.Value), "false", "0", "$false") {
+		if v, ok := shell.PSValue(args, "enabled", 2); lname == "disable-netfirewallrule" || ok && oneOf(strings.ToLower(v.Value), "false", "0", "$false") {
 			j.hit(c, "defender-disable", Risky, "%s turns the firewall off", name)
 		}
 	case lname == "set-executionpolicy":
-		scope, ok := psValue(args, "scope", 1)
+		scope, ok := shell.PSValue(args, "scope", 1)
 		if !ok || !oneOf(strings.ToLower(scope.Value), "process", "currentuser") {
 			j.hit(c, "registry-system", Risky, "Set-ExecutionPolicy changes the machine-wide script policy")
 		}
@@ -335,7 +192,7 @@ func (j *judge) byName(c *shell.Command) {
 	case oneOf(lname, "invoke-expression", "iex"):
 		j.invokeExpression(c)
 	case oneOf(name, "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"):
-		if hasFlag(args, "ec", "exec", "sh-exec", "lua-exec") {
+		if anyArgs.Has(args, "ec", "exec", "sh-exec", "lua-exec") {
 			j.hit(c, "pipe-to-shell", Risky, "%s -e/-c connects a program to the network (a remote shell)", name)
 		}
 	case name == "socat":
@@ -385,62 +242,6 @@ func hasWordFold(args []shell.Word, set ...string) bool {
 	return false
 }
 
-// hasWinFlag matches /x and -x style switches of Windows tools.
-func hasWinFlag(args []shell.Word, names ...string) bool {
-	for _, a := range args[1:] {
-		v := strings.ToLower(a.Value)
-		if len(v) < 2 || (v[0] != '/' && v[0] != '-') {
-			continue
-		}
-		v = v[1:]
-		if i := strings.IndexAny(v, ":="); i >= 0 {
-			v = v[:i]
-		}
-		for _, n := range names {
-			if v == n {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// psParam matches a PowerShell switch by any unambiguous prefix of at
-// least min letters, case-insensitively.
-func psParam(args []shell.Word, name string, min int) bool {
-	for _, a := range args[1:] {
-		v := strings.ToLower(a.Value)
-		if !strings.HasPrefix(v, "-") || len(v) < 1+min {
-			continue
-		}
-		v = strings.TrimPrefix(v, "-")
-		v, _, _ = strings.Cut(v, ":")
-		if strings.HasPrefix(name, v) {
-			return true
-		}
-	}
-	return false
-}
-
-func psValue(args []shell.Word, name string, min int) (shell.Word, bool) {
-	for i := 1; i < len(args); i++ {
-		v := strings.ToLower(args[i].Value)
-		if !strings.HasPrefix(v, "-") || len(v) < 1+min {
-			continue
-		}
-		key, val, hasVal := strings.Cut(v[1:], ":")
-		if strings.HasPrefix(name, key) {
-			if hasVal {
-				return shell.Static(val), true
-			}
-			if i+1 < len(args) {
-				return args[i+1], true
-			}
-		}
-	}
-	return shell.Word{}, false
-}
-
 func isDiskTool(c *shell.Command, name string) bool {
 	args := c.Args
 	switch {
@@ -451,7 +252,7 @@ func isDiskTool(c *shell.Command, name string) bool {
 		"initialize-disk", "remove-partition", "resize-partition", "mkisofs"):
 		if name == "fdisk" || name == "sfdisk" || name == "parted" || name == "gdisk" || name == "sgdisk" {
 			// Listing partitions is harmless.
-			if hasFlag(args, "l", "list") && len(args) <= 3 || hasFlag(args, "", "version", "help") {
+			if anyArgs.Has(args, "l", "list") && len(args) <= 3 || anyArgs.Has(args, "", "version", "help") {
 				return false
 			}
 		}
@@ -480,9 +281,9 @@ func isDiskTool(c *shell.Command, name string) bool {
 			}
 		}
 	case name == "hdparm":
-		return hasFlag(args, "", "security-erase", "security-erase-enhanced", "trim-sector-ranges", "write-sector", "make-bad-sector")
+		return anyArgs.Has(args, "", "security-erase", "security-erase-enhanced", "trim-sector-ranges", "write-sector", "make-bad-sector")
 	case name == "badblocks":
-		return hasFlag(args, "w")
+		return anyArgs.Has(args, "w")
 	case oneOf(name, "lvremove", "vgremove", "pvremove", "dmsetup"):
 		return name != "dmsetup" || hasWord(args, "remove", "remove_all", "wipe_table")
 	}
@@ -492,7 +293,7 @@ func isDiskTool(c *shell.Command, name string) bool {
 // chmod flags modes that let every user write (777, a+w, o+w) and set-id
 // bits.
 func (j *judge) chmod(c *shell.Command) {
-	ops := operands(c.Args, "")
+	ops := anyArgs.Operands(c.Args)
 	if len(ops) == 0 {
 		return
 	}
@@ -612,7 +413,7 @@ func (j *judge) git(c *shell.Command) {
 			break
 		}
 	}
-	for _, d := range optValues(args[:max(gitSub(args), 1)], "", "--exec-path", 0) {
+	for _, d := range anyArgs.Values(args[:max(gitSub(args), 1)], "", "exec-path", 0) {
 		j.gitExecPath(c, "--exec-path", d)
 	}
 	si := gitSub(args)
@@ -622,22 +423,22 @@ func (j *judge) git(c *shell.Command) {
 	sub := args[si].Value
 	rest := append([]shell.Word{args[si]}, args[si+1:]...)
 	if sub == "init" || sub == "clone" {
-		if t, ok := optValue(rest, "", "--template"); ok && (t.Dynamic || t.Value != "") {
+		if t, ok := anyArgs.Value(rest, "", "template"); ok && (t.Dynamic || t.Value != "") {
 			j.hit(c, "git-hooks-path", NeedsConfirmation, "git %s --template copies hooks from %s into the new repository", sub, t.Value)
 		}
 	}
 	switch sub {
 	case "reset":
-		if hasFlag(rest, "", "hard") {
+		if anyArgs.Has(rest, "", "hard") {
 			j.hit(c, "git-reset-hard", NeedsConfirmation, "git reset --hard discards uncommitted changes")
 		}
 	case "clean":
-		if hasFlag(rest, "f", "force") && !hasFlag(rest, "n", "dry-run") {
+		if anyArgs.Has(rest, "f", "force") && !anyArgs.Has(rest, "n", "dry-run") {
 			j.hit(c, "git-clean", NeedsConfirmation, "git clean -f deletes untracked files")
 		}
 	case "push":
-		force := hasFlag(rest, "f", "force", "mirror")
-		for _, o := range operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
+		force := anyArgs.Has(rest, "f", "force", "mirror")
+		for _, o := range (&shell.ArgSpec{Short: "o", Long: []string{"push-option", "repo", "receive-pack", "exec"}}).Operands(rest) {
 			if strings.HasPrefix(o.Value, "+") {
 				force = true
 			}
@@ -648,28 +449,28 @@ func (j *judge) git(c *shell.Command) {
 		if force {
 			j.hit(c, "git-push-force", NeedsConfirmation, "git push --force overwrites remote history")
 		}
-		if hasFlag(rest, "d", "delete", "prune") {
+		if anyArgs.Has(rest, "d", "delete", "prune") {
 			j.hit(c, "git-push-delete", NeedsConfirmation, "git push --delete/--prune deletes remote branches")
 		}
 	case "branch":
-		if hasFlag(rest, "D") || (hasFlag(rest, "d", "delete") && hasFlag(rest, "f", "force")) {
+		if anyArgs.Has(rest, "D") || (anyArgs.Has(rest, "d", "delete") && anyArgs.Has(rest, "f", "force")) {
 			j.hit(c, "git-branch-delete", NeedsConfirmation, "git branch -D deletes a branch even when it is not merged")
 		}
 	case "checkout":
-		ops := operands(rest, "bB", "orphan", "conflict")
+		ops := (&shell.ArgSpec{Short: "bB", Long: []string{"orphan", "conflict"}}).Operands(rest)
 		dd := false
 		for _, a := range rest[1:] {
 			if a.Value == "--" {
 				dd = true
 			}
 		}
-		discard := hasFlag(rest, "f", "force")
+		discard := anyArgs.Has(rest, "f", "force")
 		for _, o := range ops {
 			if o.Value == "." || o.Value == ":/" || o.Value == "*" || strings.HasPrefix(o.Value, ":(") {
 				discard = true
 			}
 		}
-		if dd && len(ops) > 0 && !hasFlag(rest, "bB", "orphan") {
+		if dd && len(ops) > 0 && !anyArgs.Has(rest, "bB", "orphan") {
 			// checkout [branch] -- paths: restores the paths.
 			discard = true
 		}
@@ -677,13 +478,13 @@ func (j *judge) git(c *shell.Command) {
 			j.hit(c, "git-discard", NeedsConfirmation, "git checkout overwrites uncommitted changes")
 		}
 	case "restore":
-		staged := hasFlag(rest, "S", "staged")
-		worktree := hasFlag(rest, "W", "worktree")
-		if (!staged || worktree) && len(operands(rest, "s", "source")) > 0 {
+		staged := anyArgs.Has(rest, "S", "staged")
+		worktree := anyArgs.Has(rest, "W", "worktree")
+		if (!staged || worktree) && len((&shell.ArgSpec{Short: "s", Long: []string{"source"}}).Operands(rest)) > 0 {
 			j.hit(c, "git-discard", NeedsConfirmation, "git restore overwrites uncommitted changes")
 		}
 	case "switch":
-		if hasFlag(rest, "f", "force", "discard-changes") {
+		if anyArgs.Has(rest, "f", "force", "discard-changes") {
 			j.hit(c, "git-discard", NeedsConfirmation, "git switch --discard-changes drops uncommitted changes")
 		}
 	case "stash":
@@ -713,8 +514,8 @@ func (j *judge) gitExecPath(c *shell.Command, what string, d shell.Word) {
 }
 
 func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
-	ops := operands(rest, "f", "file", "blob", "type", "default")
-	reading := hasFlag(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
+	ops := (&shell.ArgSpec{Short: "f", Long: []string{"file", "blob", "type", "default"}}).Operands(rest)
+	reading := anyArgs.Has(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
 	if len(ops) > 0 && oneOf(ops[0].Value, "get", "list") {
 		reading = true
 	}
@@ -738,13 +539,13 @@ func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
 	} else if shell.GitCommandKey(key) || key == "core.hookspath" {
 		j.hit(c, "git-config-exec", NeedsConfirmation, "git config %s stores a command that git runs later", key)
 	}
-	if hasFlag(rest, "", "global") && j.env.home != "" {
+	if anyArgs.Has(rest, "", "global") && j.env.home != "" {
 		j.writePath(c, path.Join(j.env.home, ".gitconfig"), "git config --global writes")
 	}
-	if hasFlag(rest, "", "system") {
+	if anyArgs.Has(rest, "", "system") {
 		j.writePath(c, "/etc/gitconfig", "git config --system writes")
 	}
-	for _, f := range optValues(rest, "-f", "--file", 0) {
+	for _, f := range anyArgs.Values(rest, "f", "file", 0) {
 		if f.Dynamic || f.Value != "-" {
 			j.write(c, f, "git config --file writes")
 		}
@@ -817,7 +618,7 @@ func (j *judge) safeexec(c *shell.Command) {
 func (j *judge) services(c *shell.Command) {
 	args := c.Args
 	name := c.Name()
-	ops := operands(args, "HMpt", "host", "machine", "property", "type", "state", "signal")
+	ops := (&shell.ArgSpec{Short: "HMpt", Long: []string{"host", "machine", "property", "type", "state", "signal"}}).Operands(args)
 	if len(ops) == 0 {
 		return
 	}
@@ -987,7 +788,7 @@ func (j *judge) credentialCommand(c *shell.Command) {
 	switch name {
 	case "gh":
 		w := words(2)
-		hit = w == "auth token" || (w == "auth status" && hasFlag(args, "t", "show-token"))
+		hit = w == "auth token" || (w == "auth status" && anyArgs.Has(args, "t", "show-token"))
 	case "gcloud":
 		w := words(3)
 		hit = strings.Contains(w, "print-access-token") || strings.Contains(w, "print-identity-token") || strings.HasPrefix(w, "config config-helper")
@@ -1005,12 +806,12 @@ func (j *judge) credentialCommand(c *shell.Command) {
 	case "secret-tool":
 		hit = words(1) == "lookup"
 	case "kubectl", "oc":
-		hit = words(2) == "config view" && hasFlag(args, "", "raw", "flatten")
+		hit = words(2) == "config view" && anyArgs.Has(args, "", "raw", "flatten")
 	case "vault":
 		w := words(2)
 		hit = strings.HasPrefix(w, "read") || w == "kv get" || strings.HasPrefix(w, "token create")
 	case "gpg", "gpg2":
-		hit = hasFlag(args, "", "export-secret-keys", "export-secret-subkeys", "export-ssh-key")
+		hit = anyArgs.Has(args, "", "export-secret-keys", "export-secret-subkeys", "export-ssh-key")
 	case "bw", "lpass", "keyring":
 		w := words(1)
 		hit = w == "get" || w == "show" || w == "export"
@@ -1055,7 +856,7 @@ func (j *judge) sedExec(c *shell.Command) {
 		}
 	}
 	if !hasE {
-		if ops := operands(c.Args, "efl", "expression", "file", "line-length"); len(ops) > 0 {
+		if ops := (&shell.ArgSpec{Short: "efl", Long: []string{"expression", "file", "line-length"}}).Operands(c.Args); len(ops) > 0 {
 			scripts = append(scripts, ops[0])
 		}
 	}
@@ -1153,26 +954,30 @@ func (j *judge) macOpen(c *shell.Command) {
 func (j *judge) systemAdmin(c *shell.Command) {
 	args := c.Args
 	name := c.Name()
-	ops := operands(args, "tOoLUF")
+	ops := (&shell.ArgSpec{Short: "tOoLUF"}).Operands(args)
 	changes := true
 	switch name {
 	case "mount", "swapon", "losetup":
-		changes = len(ops) > 0 && !hasFlag(args, "lahs", "show", "list", "all", "help", "version") || hasFlag(args, "", "bind", "rbind", "move", "remount")
+		changes = len(ops) > 0 && !anyArgs.Has(args, "lahs", "show", "list", "all", "help", "version") || anyArgs.Has(args, "", "bind", "rbind", "move", "remount")
 	case "sysctl":
-		changes = hasFlag(args, "wp", "write", "load", "system")
+		changes = anyArgs.Has(args, "wp", "write", "load", "system")
 		for _, o := range ops {
 			if strings.Contains(o.Value, "=") {
 				changes = true
 			}
 		}
 	case "iptables", "ip6tables":
-		changes = hasFlag(args, "ADIRFZNXPE", "append", "delete", "insert", "replace", "flush", "zero", "new-chain", "delete-chain", "policy", "rename-chain")
+		changes = anyArgs.Has(args, "ADIRFZNXPE", "append", "delete", "insert", "replace", "flush", "zero", "new-chain", "delete-chain", "policy", "rename-chain")
 	case "nft":
-		changes = len(ops) > 0 && !oneOf(ops[0].Value, "list", "describe", "monitor") || hasFlag(args, "f", "file")
+		changes = len(ops) > 0 && !oneOf(ops[0].Value, "list", "describe", "monitor") || anyArgs.Has(args, "f", "file")
 	case "ufw", "firewall-cmd", "pfctl", "spctl", "csrutil", "nvram":
-		changes = len(ops) > 0 && !oneOf(ops[0].Value, "status", "show", "list", "app") || hasFlag(args, "", "add-port", "add-service", "remove-port", "reload", "set-default-zone", "panic-on")
+		changes = len(ops) > 0 && !oneOf(ops[0].Value, "status", "show", "list", "app") || anyArgs.Has(args, "", "add-port", "add-service", "remove-port", "reload", "set-default-zone", "panic-on")
 	}
 	if changes {
 		j.hit(c, "sudo", Risky, "%s changes the running system, which needs root privileges", name)
 	}
 }
+
+// anyArgs reads the options of programs whose options are not described:
+// none takes a value unless the question says so.
+var anyArgs = &shell.ArgSpec{}

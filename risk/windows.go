@@ -82,7 +82,7 @@ func psTargets(c *shell.Command) []shell.Word {
 		case "bitsadmin", "certutil":
 			// bitsadmin /transfer NAME URL FILE, certutil -urlcache -f URL
 			// FILE, certutil -decode IN OUT: the last word is written.
-			if len(args) > 3 && (hasWinFlag(args, "transfer", "urlcache", "decode", "decodehex", "encode") || hasWordFold(args, "-urlcache", "-decode", "-decodehex")) {
+			if len(args) > 3 && (shell.WinFlag(args, "transfer", "urlcache", "decode", "decodehex", "encode") || hasWordFold(args, "-urlcache", "-decode", "-decodehex")) {
 				return args[len(args)-1:]
 			}
 		case "ren", "rename":

@@ -94,21 +94,21 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 	case name == "parallel":
 		p.parallelRun(cmd, sc, fr)
 	case name == "watch":
-		if i := skipOpts(cmd.Args, optSpec{shortVal: "nq", longVal: []string{"interval", "equexit"}}); i > 0 {
+		if i := (&ArgSpec{Short: "nq", Long: []string{"interval", "equexit"}}).Skip(cmd.Args); i > 0 {
 			p.joinedScript(cmd, cmd.Args[i:], sc, fr)
 		}
 	case name == "script":
-		if w, ok := optionValue(cmd.Args, "c", "command"); ok {
+		if w, ok := anyArgs.Value(cmd.Args, "c", "command"); ok {
 			p.stringScript(cmd, w, sc, fr)
 		}
 	case name == "flock":
-		if w, ok := optionValue(cmd.Args, "c", "command"); ok {
+		if w, ok := anyArgs.Value(cmd.Args, "c", "command"); ok {
 			p.stringScript(cmd, w, sc, fr)
 		}
 	case name == "su" || name == "runuser" || name == "sg":
-		if w, ok := optionValue(cmd.Args, "c", "command"); ok {
+		if w, ok := anyArgs.Value(cmd.Args, "c", "command"); ok {
 			p.stringScript(cmd, w, sc, fr)
-		} else if w, ok := optionValue(cmd.Args, "", "session-command"); ok {
+		} else if w, ok := anyArgs.Value(cmd.Args, "", "session-command"); ok {
 			p.stringScript(cmd, w, sc, fr)
 		} else if name == "sg" && len(cmd.Args) > 2 {
 			p.stringScript(cmd, cmd.Args[2], sc, fr)
@@ -123,7 +123,7 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 			}
 		}
 	case name == "ksu":
-		if w, ok := optionValue(cmd.Args, "e", ""); ok {
+		if w, ok := anyArgs.Value(cmd.Args, "e", ""); ok {
 			i := 1
 			for i < len(cmd.Args) && cmd.Args[i].Value != "-e" {
 				i++
@@ -132,9 +132,9 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 			p.finish(c, p.childScope(sc, cmd), fr.child(Wrapped, cmd, fr.src))
 		}
 	case name == "nix-shell":
-		if w, ok := optionValue(cmd.Args, "", "run"); ok {
+		if w, ok := anyArgs.Value(cmd.Args, "", "run"); ok {
 			p.stringScript(cmd, w, sc, fr)
-		} else if w, ok := optionValue(cmd.Args, "", "command"); ok {
+		} else if w, ok := anyArgs.Value(cmd.Args, "", "command"); ok {
 			p.stringScript(cmd, w, sc, fr)
 		}
 	case name == "hyperfine":
@@ -142,13 +142,13 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 	case name == "tar" || name == "bsdtar" || name == "gtar":
 		p.tarCommands(cmd, sc, fr)
 	case name == "zip":
-		if w, ok := optionValue(cmd.Args, "TT", "unzip-command"); ok {
+		if w, ok := zipCommand(cmd.Args); ok {
 			p.stringScript(cmd, w, sc, fr)
 		}
 	case name == "ssh" || name == "scp" || name == "sftp":
 		p.sshOptions(cmd, sc, fr)
 	case name == "rsync":
-		if w, ok := optionValue(cmd.Args, "e", "rsh"); ok {
+		if w, ok := anyArgs.Value(cmd.Args, "e", "rsh"); ok {
 			p.stringScript(cmd, w, sc, fr)
 		}
 	case name == "git":
@@ -255,61 +255,6 @@ func (p *parser) forgetWords(cmd *Command, sc *scope, withVal string) {
 	if cmd.Name() == "read" {
 		sc.setVar("REPLY", varVal{w: dynWord("$REPLY")})
 	}
-}
-
-// optionValues finds every value of an option, as optionValue does.
-func optionValues(args []Word, short, long string) []Word {
-	var out []Word
-	for i := 1; i < len(args) && len(out) < 64; {
-		w, next, ok := optionAt(args, i, short, long)
-		if !ok {
-			break
-		}
-		out = append(out, w)
-		i = next
-	}
-	return out
-}
-
-// optionValue finds the value of -s VALUE / -sVALUE / --long=VALUE /
-// --long VALUE anywhere in args (s may end a cluster of one-letter
-// flags: -qs VALUE).
-func optionValue(args []Word, short, long string) (Word, bool) {
-	w, _, ok := optionAt(args, 1, short, long)
-	return w, ok
-}
-
-// optionAt is optionValue from args[from]; next is the index after the
-// option and its value.
-func optionAt(args []Word, from int, short, long string) (Word, int, bool) {
-	for i := from; i < len(args); i++ {
-		a := args[i]
-		if a.Dynamic {
-			continue
-		}
-		v := a.Value
-		if v == "--" {
-			break
-		}
-		if long != "" && (v == "--"+long) && i+1 < len(args) {
-			return args[i+1], i + 2, true
-		}
-		if long != "" && strings.HasPrefix(v, "--"+long+"=") {
-			return Word{Value: v[len(long)+3:], Taint: a.Taint}.fix(), i + 1, true
-		}
-		if short != "" && len(v) > 1 && v[0] == '-' && v[1] != '-' {
-			if k := strings.Index(v[1:], short); k >= 0 {
-				rest := v[1+k+len(short):]
-				if rest != "" {
-					return Word{Value: rest, Taint: a.Taint}.fix(), i + 1, true
-				}
-				if i+1 < len(args) {
-					return args[i+1], i + 2, true
-				}
-			}
-		}
-	}
-	return Word{}, len(args), false
 }
 
 // shellRun follows the program a shell command runs.
@@ -915,7 +860,7 @@ var parallelPlaceholder = strings.NewReplacer("{}", `"$PARALLEL_ITEM"`, "{.}", `
 // by a shell; without them each input is a command line.
 func (p *parser) parallelRun(cmd *Command, sc *scope, fr *frame) {
 	args := cmd.Args
-	i := skipOpts(args, optSpec{shortVal: "jPSadIinNLsCE", longVal: []string{"jobs", "sshlogin", "arg-file", "delimiter", "joblog", "results", "tmpdir", "colsep", "delay", "timeout", "retries", "max-args", "max-replace-args", "workdir", "env", "halt", "memfree", "load", "basefile", "return", "transfer-file", "sshloginfile"}})
+	i := (&ArgSpec{Short: "jPSadIinNLsCE", Long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "joblog", "results", "tmpdir", "colsep", "delay", "timeout", "retries", "max-args", "max-replace-args", "workdir", "env", "halt", "memfree", "load", "basefile", "return", "transfer-file", "sshloginfile"}}).Skip(args)
 	var words []Word
 	sep := len(args)
 	if i > 0 {
@@ -1447,8 +1392,8 @@ func (p *parser) recordDownload(cmd *Command, sc *scope) {
 	args := cmd.Args
 	switch name {
 	case "curl":
-		dir, hasDir := optionValue(args, "", "output-dir")
-		for _, w := range optionValues(args, "o", "output") {
+		dir, hasDir := anyArgs.Value(args, "", "output-dir")
+		for _, w := range anyArgs.Values(args, "o", "output", 0) {
 			if hasDir && !w.Dynamic && !dir.Dynamic && !path.IsAbs(w.Value) {
 				w = Static(path.Join(dir.Value, w.Value))
 			}
@@ -1475,12 +1420,12 @@ func (p *parser) recordDownload(cmd *Command, sc *scope) {
 			}
 		}
 	case "wget":
-		outs := optionValues(args, "O", "output-document")
+		outs := anyArgs.Values(args, "O", "output-document", 0)
 		for _, o := range outs {
 			add(o)
 		}
 		if len(outs) == 0 {
-			prefix, hasPrefix := optionValue(args, "P", "directory-prefix")
+			prefix, hasPrefix := anyArgs.Value(args, "P", "directory-prefix")
 			for _, u := range args[1:] {
 				if b := urlBase(u.Value); b != "" {
 					if hasPrefix && !prefix.Dynamic {
@@ -1661,7 +1606,7 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		if len(ops) > 0 {
 			dir(ops[len(ops)-1])
 		}
-		if name == "cp" && len(ops) == 2 && (hasShort(args, 's') || hasLong(args, "symbolic-link")) {
+		if name == "cp" && len(ops) == 2 && anyArgs.Has(args, "s", "symbolic-link") {
 			// cp -s makes symbolic links (cp -rs a tree of them).
 			p.addLink(cmd, ops[0], ops[1])
 		}
@@ -1677,7 +1622,7 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 		}
 		link := ops[len(ops)-1]
 		dir(link)
-		if len(ops) >= 2 && (hasShort(args, 's') || hasLong(args, "symbolic")) {
+		if len(ops) >= 2 && anyArgs.Has(args, "s", "symbolic") {
 			p.addLink(cmd, ops[len(ops)-2], link)
 		}
 	case "patch", "unzip", "tar", "bsdtar", "gtar", "7z", "cpio", "make", "gmake", "cmake", "npm", "yarn", "pnpm":
@@ -1695,25 +1640,6 @@ func (p *parser) recordWrites(cmd *Command, sc *scope) {
 			}
 		}
 	}
-}
-
-func hasShort(args []Word, c byte) bool {
-	for _, a := range args[1:] {
-		v := a.Value
-		if len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.IndexByte(v[1:], c) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func hasLong(args []Word, name string) bool {
-	for _, a := range args[1:] {
-		if a.Value == "--"+name {
-			return true
-		}
-	}
-	return false
 }
 
 // trapRun follows trap [--] ACTION SIGNAL…: the action is shell code run
@@ -1874,7 +1800,7 @@ func (p *parser) tmuxCommand(cmd *Command, words []Word, sc *scope, fr *frame) {
 	if !ok {
 		return
 	}
-	i := skipOpts(words, optSpec{shortVal: withVal})
+	i := (&ArgSpec{Short: withVal}).Skip(words)
 	if i <= 0 {
 		return
 	}
@@ -2466,4 +2392,28 @@ func (p *parser) aliased(cmd *Command, sc *scope, fr *frame) {
 	run := sc.clone()
 	p.nestedSh(b.String(), Alias, cmd, run, fr, false)
 	sc.merge(run)
+}
+
+// anyArgs reads options for programs whose options are not described:
+// none takes a value unless the question says so.
+var anyArgs = &ArgSpec{}
+
+// zipCommand finds zip's -TT CMD / --unzip-command CMD (-TT is one
+// two-letter option, not a cluster).
+func zipCommand(args []Word) (Word, bool) {
+	for i := 1; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case args[i].Dynamic:
+		case v == "--":
+			return Word{}, false
+		case (v == "-TT" || v == "--unzip-command") && i+1 < len(args):
+			return args[i+1], true
+		case strings.HasPrefix(v, "--unzip-command="):
+			return Word{Value: v[len("--unzip-command="):], Taint: args[i].Taint}.fix(), true
+		case strings.HasPrefix(v, "-TT") && len(v) > 3:
+			return Word{Value: v[3:], Taint: args[i].Taint}.fix(), true
+		}
+	}
+	return Word{}, false
 }

@@ -6,88 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// optSpec describes a wrapper's options well enough to find the command
-// it runs.
-type optSpec struct {
-	shortVal   string   // short options that take a value
-	longVal    []string // long options that take a value (without --)
-	stop       string   // short options after which there is no command
-	stopLong   []string // long options after which there is no command
-	positional int      // arguments between the options and the command
-}
-
-// skipOpts returns the index of the wrapped command in args (args[0] is
-// the wrapper), or -1 when there is none.
-func skipOpts(args []Word, spec optSpec) int {
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		if a.Dynamic {
-			return i
-		}
-		v := a.Value
-		if v == "--" {
-			i++
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			name := v[2:]
-			if strings.Contains(name, "=") {
-				i++
-				continue
-			}
-			for _, s := range spec.stopLong {
-				if s == name {
-					return -1
-				}
-			}
-			takes := false
-			for _, l := range spec.longVal {
-				if l == name {
-					takes = true
-				}
-			}
-			if takes {
-				i += 2
-			} else {
-				i++
-			}
-			continue
-		}
-		if len(v) > 1 && v[0] == '-' {
-			skipNext := false
-			for j := 1; j < len(v); j++ {
-				c := v[j]
-				if strings.IndexByte(spec.stop, c) >= 0 {
-					return -1
-				}
-				if strings.IndexByte(spec.shortVal, c) >= 0 {
-					if j == len(v)-1 {
-						skipNext = true
-					}
-					break
-				}
-			}
-			i++
-			if skipNext {
-				i++
-			}
-			continue
-		}
-		break
-	}
-	i += spec.positional
-	if i >= len(args) {
-		return -1
-	}
-	return i
-}
-
 type unwrapFunc func(p *parser, cmd *Command, sc *scope) (inner int, ok bool)
 
-func simpleWrapper(spec optSpec) unwrapFunc {
+func simpleWrapper(spec ArgSpec) unwrapFunc {
 	return func(p *parser, cmd *Command, sc *scope) (int, bool) {
-		i := skipOpts(cmd.Args, spec)
+		i := spec.Skip(cmd.Args)
 		return i, i > 0
 	}
 }
@@ -99,53 +22,53 @@ var wrappers map[string]unwrapFunc
 func init() {
 	wrappers = map[string]unwrapFunc{
 		"env":                 unwrapEnv,
-		"command":             simpleWrapper(optSpec{stop: "vV"}),
-		"builtin":             simpleWrapper(optSpec{}),
-		"exec":                simpleWrapper(optSpec{shortVal: "a"}),
-		"nice":                simpleWrapper(optSpec{shortVal: "n", longVal: []string{"adjustment"}}),
-		"ionice":              simpleWrapper(optSpec{shortVal: "cn", stop: "pPu", longVal: []string{"class", "classdata"}, stopLong: []string{"pid", "pgid", "uid"}}),
-		"nohup":               simpleWrapper(optSpec{}),
-		"timeout":             simpleWrapper(optSpec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, positional: 1}),
-		"gtimeout":            simpleWrapper(optSpec{shortVal: "sk", longVal: []string{"signal", "kill-after"}, positional: 1}),
-		"time":                simpleWrapper(optSpec{shortVal: "fo", longVal: []string{"format", "output"}}),
-		"stdbuf":              simpleWrapper(optSpec{shortVal: "ioe", longVal: []string{"input", "output", "error"}}),
-		"setsid":              simpleWrapper(optSpec{}),
-		"taskset":             simpleWrapper(optSpec{stop: "p", stopLong: []string{"pid"}, positional: 1}),
-		"chrt":                simpleWrapper(optSpec{shortVal: "TPD", stop: "p", stopLong: []string{"pid"}, positional: 1}),
-		"unbuffer":            simpleWrapper(optSpec{}),
+		"command":             simpleWrapper(ArgSpec{Stop: "vV"}),
+		"builtin":             simpleWrapper(ArgSpec{}),
+		"exec":                simpleWrapper(ArgSpec{Short: "a"}),
+		"nice":                simpleWrapper(ArgSpec{Short: "n", Long: []string{"adjustment"}}),
+		"ionice":              simpleWrapper(ArgSpec{Short: "cn", Stop: "pPu", Long: []string{"class", "classdata"}, StopLong: []string{"pid", "pgid", "uid"}}),
+		"nohup":               simpleWrapper(ArgSpec{}),
+		"timeout":             simpleWrapper(ArgSpec{Short: "sk", Long: []string{"signal", "kill-after"}, Positional: 1}),
+		"gtimeout":            simpleWrapper(ArgSpec{Short: "sk", Long: []string{"signal", "kill-after"}, Positional: 1}),
+		"time":                simpleWrapper(ArgSpec{Short: "fo", Long: []string{"format", "output"}}),
+		"stdbuf":              simpleWrapper(ArgSpec{Short: "ioe", Long: []string{"input", "output", "error"}}),
+		"setsid":              simpleWrapper(ArgSpec{}),
+		"taskset":             simpleWrapper(ArgSpec{Stop: "p", StopLong: []string{"pid"}, Positional: 1}),
+		"chrt":                simpleWrapper(ArgSpec{Short: "TPD", Stop: "p", StopLong: []string{"pid"}, Positional: 1}),
+		"unbuffer":            simpleWrapper(ArgSpec{}),
 		"busybox":             unwrapMulticall,
 		"toybox":              unwrapMulticall,
 		"screen":              unwrapScreen,
-		"sudo":                simpleWrapper(optSpec{shortVal: "CDgpRrTtUu", stop: "elvVK", longVal: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, stopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}),
-		"doas":                simpleWrapper(optSpec{shortVal: "uC", stop: "L"}),
-		"sudo-rs":             simpleWrapper(optSpec{shortVal: "CDgpRrTtUu", stop: "elvVK", longVal: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, stopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}),
-		"dzdo":                simpleWrapper(optSpec{shortVal: "CDgpRrTtUu", stop: "elvVK", longVal: []string{"user", "group"}}),
-		"pbrun":               simpleWrapper(optSpec{shortVal: "uhb"}),
-		"please":              simpleWrapper(optSpec{shortVal: "tdcr", longVal: []string{"target", "dir", "cmd", "reason"}, stop: "le"}),
-		"pfexec":              simpleWrapper(optSpec{shortVal: "P"}),
-		"gosu":                simpleWrapper(optSpec{positional: 1}),
-		"su-exec":             simpleWrapper(optSpec{positional: 1}),
-		"chpst":               simpleWrapper(optSpec{shortVal: "uUe/nlLmdofcrpt"}),
-		"setpriv":             simpleWrapper(optSpec{longVal: []string{"reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile", "landlock-access", "landlock-rule", "ptracer"}, stopLong: []string{"dump", "list-caps"}, stop: "d"}),
-		"fakeroot":            simpleWrapper(optSpec{shortVal: "ls", longVal: []string{"lib", "faked"}}),
-		"distrobox-host-exec": simpleWrapper(optSpec{}),
-		"pkexec":              simpleWrapper(optSpec{longVal: []string{"user"}}),
-		"run0":                simpleWrapper(optSpec{shortVal: "ugD", longVal: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "machine", "nice", "background"}}),
-		"strace":              simpleWrapper(optSpec{shortVal: "abeEIoOpPsSuUX", longVal: []string{"output", "trace", "signal", "string-limit", "user", "env"}}),
-		"ltrace":              simpleWrapper(optSpec{shortVal: "aAeEIlnoOpsSuwX", longVal: []string{"output", "library"}}),
-		"valgrind":            simpleWrapper(optSpec{}),
-		"caffeinate":          simpleWrapper(optSpec{shortVal: "tw"}),
-		"chroot":              simpleWrapper(optSpec{longVal: []string{"userspec", "groups"}, positional: 1}),
-		"unshare":             simpleWrapper(optSpec{shortVal: "S G", longVal: []string{"setuid", "setgid", "wd", "root"}}),
-		"nsenter":             simpleWrapper(optSpec{shortVal: "tSG", longVal: []string{"target", "setuid", "setgid"}}),
-		"firejail":            simpleWrapper(optSpec{}),
-		"proxychains":         simpleWrapper(optSpec{shortVal: "f"}),
-		"proxychains4":        simpleWrapper(optSpec{shortVal: "f"}),
-		"torsocks":            simpleWrapper(optSpec{shortVal: "uaPp"}),
-		"tsocks":              simpleWrapper(optSpec{}),
-		"dbus-run-session":    simpleWrapper(optSpec{longVal: []string{"config-file", "dbus-daemon"}}),
-		"systemd-run":         simpleWrapper(optSpec{shortVal: "upEMHs", longVal: []string{"unit", "property", "setenv", "machine", "host", "description", "slice", "uid", "gid", "working-directory", "nice", "on-active", "on-calendar", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type", "expand-environment"}}),
-		"runuser":             simpleWrapper(optSpec{shortVal: "ugGcsw", longVal: []string{"user", "group", "supp-group", "command", "shell", "whitelist-environment", "session-command"}}),
+		"sudo":                simpleWrapper(ArgSpec{Short: "CDgpRrTtUu", Stop: "elvVK", Long: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, StopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}),
+		"doas":                simpleWrapper(ArgSpec{Short: "uC", Stop: "L"}),
+		"sudo-rs":             simpleWrapper(ArgSpec{Short: "CDgpRrTtUu", Stop: "elvVK", Long: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, StopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}),
+		"dzdo":                simpleWrapper(ArgSpec{Short: "CDgpRrTtUu", Stop: "elvVK", Long: []string{"user", "group"}}),
+		"pbrun":               simpleWrapper(ArgSpec{Short: "uhb"}),
+		"please":              simpleWrapper(ArgSpec{Short: "tdcr", Long: []string{"target", "dir", "cmd", "reason"}, Stop: "le"}),
+		"pfexec":              simpleWrapper(ArgSpec{Short: "P"}),
+		"gosu":                simpleWrapper(ArgSpec{Positional: 1}),
+		"su-exec":             simpleWrapper(ArgSpec{Positional: 1}),
+		"chpst":               simpleWrapper(ArgSpec{Short: "uUe/nlLmdofcrpt"}),
+		"setpriv":             simpleWrapper(ArgSpec{Long: []string{"reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile", "landlock-access", "landlock-rule", "ptracer"}, StopLong: []string{"dump", "list-caps"}, Stop: "d"}),
+		"fakeroot":            simpleWrapper(ArgSpec{Short: "ls", Long: []string{"lib", "faked"}}),
+		"distrobox-host-exec": simpleWrapper(ArgSpec{}),
+		"pkexec":              simpleWrapper(ArgSpec{Long: []string{"user"}}),
+		"run0":                simpleWrapper(ArgSpec{Short: "ugD", Long: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "machine", "nice", "background"}}),
+		"strace":              simpleWrapper(ArgSpec{Short: "abeEIoOpPsSuUX", Long: []string{"output", "trace", "signal", "string-limit", "user", "env"}}),
+		"ltrace":              simpleWrapper(ArgSpec{Short: "aAeEIlnoOpsSuwX", Long: []string{"output", "library"}}),
+		"valgrind":            simpleWrapper(ArgSpec{}),
+		"caffeinate":          simpleWrapper(ArgSpec{Short: "tw"}),
+		"chroot":              simpleWrapper(ArgSpec{Long: []string{"userspec", "groups"}, Positional: 1}),
+		"unshare":             simpleWrapper(ArgSpec{Short: "S G", Long: []string{"setuid", "setgid", "wd", "root"}}),
+		"nsenter":             simpleWrapper(ArgSpec{Short: "tSG", Long: []string{"target", "setuid", "setgid"}}),
+		"firejail":            simpleWrapper(ArgSpec{}),
+		"proxychains":         simpleWrapper(ArgSpec{Short: "f"}),
+		"proxychains4":        simpleWrapper(ArgSpec{Short: "f"}),
+		"torsocks":            simpleWrapper(ArgSpec{Short: "uaPp"}),
+		"tsocks":              simpleWrapper(ArgSpec{}),
+		"dbus-run-session":    simpleWrapper(ArgSpec{Long: []string{"config-file", "dbus-daemon"}}),
+		"systemd-run":         simpleWrapper(ArgSpec{Short: "upEMHs", Long: []string{"unit", "property", "setenv", "machine", "host", "description", "slice", "uid", "gid", "working-directory", "nice", "on-active", "on-calendar", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "timer-property", "path-property", "socket-property", "service-type", "expand-environment"}}),
+		"runuser":             simpleWrapper(ArgSpec{Short: "ugGcsw", Long: []string{"user", "group", "supp-group", "command", "shell", "whitelist-environment", "session-command"}}),
 		"xargs":               unwrapXargs,
 		"arch": func(p *parser, cmd *Command, sc *scope) (int, bool) {
 			i := 1
@@ -162,7 +85,7 @@ func init() {
 			// Only watch -x runs argv directly; otherwise see special().
 			for _, a := range cmd.Args[1:] {
 				if a.Value == "-x" || a.Value == "--exec" {
-					i := skipOpts(cmd.Args, optSpec{shortVal: "nq", longVal: []string{"interval", "equexit"}})
+					i := (&ArgSpec{Short: "nq", Long: []string{"interval", "equexit"}}).Skip(cmd.Args)
 					return i, i > 0
 				}
 				if !strings.HasPrefix(a.Value, "-") {
@@ -177,22 +100,22 @@ func init() {
 					return 0, false
 				}
 			}
-			i := skipOpts(cmd.Args, optSpec{})
+			i := (&ArgSpec{}).Skip(cmd.Args)
 			return i, i > 0
 		},
-		"bundle":     subcommandRunner(map[string]optSpec{"exec": {}}),
-		"uv":         subcommandRunner(map[string]optSpec{"run": {shortVal: "pw", longVal: []string{"with", "python", "project", "directory", "env-file", "group", "extra", "package", "index", "with-requirements", "with-editable", "only-group", "no-group", "default-index", "index-url", "extra-index-url", "find-links", "cache-dir", "config-file"}}}),
-		"poetry":     subcommandRunner(map[string]optSpec{"run": {}}),
-		"pipenv":     subcommandRunner(map[string]optSpec{"run": {}}),
-		"pdm":        subcommandRunner(map[string]optSpec{"run": {}}),
-		"hatch":      subcommandRunner(map[string]optSpec{"run": {}}),
-		"conda":      subcommandRunner(map[string]optSpec{"run": {shortVal: "np", longVal: []string{"name", "prefix", "cwd"}}}),
-		"mamba":      subcommandRunner(map[string]optSpec{"run": {shortVal: "np", longVal: []string{"name", "prefix", "cwd"}}}),
-		"micromamba": subcommandRunner(map[string]optSpec{"run": {shortVal: "np", longVal: []string{"name", "prefix", "cwd"}}}),
-		"mise":       subcommandRunner(map[string]optSpec{"exec": {shortVal: "Cj", longVal: []string{"cd", "jobs"}}, "x": {shortVal: "Cj", longVal: []string{"cd", "jobs"}}}),
-		"direnv":     subcommandRunner(map[string]optSpec{"exec": {positional: 1}}),
-		"dotenv":     simpleWrapper(optSpec{shortVal: "ecv", longVal: []string{}}),
-		"nix":        subcommandRunner(map[string]optSpec{"develop": {}, "shell": {}}),
+		"bundle":     subcommandRunner(map[string]ArgSpec{"exec": {}}),
+		"uv":         subcommandRunner(map[string]ArgSpec{"run": {Short: "pw", Long: []string{"with", "python", "project", "directory", "env-file", "group", "extra", "package", "index", "with-requirements", "with-editable", "only-group", "no-group", "default-index", "index-url", "extra-index-url", "find-links", "cache-dir", "config-file"}}}),
+		"poetry":     subcommandRunner(map[string]ArgSpec{"run": {}}),
+		"pipenv":     subcommandRunner(map[string]ArgSpec{"run": {}}),
+		"pdm":        subcommandRunner(map[string]ArgSpec{"run": {}}),
+		"hatch":      subcommandRunner(map[string]ArgSpec{"run": {}}),
+		"conda":      subcommandRunner(map[string]ArgSpec{"run": {Short: "np", Long: []string{"name", "prefix", "cwd"}}}),
+		"mamba":      subcommandRunner(map[string]ArgSpec{"run": {Short: "np", Long: []string{"name", "prefix", "cwd"}}}),
+		"micromamba": subcommandRunner(map[string]ArgSpec{"run": {Short: "np", Long: []string{"name", "prefix", "cwd"}}}),
+		"mise":       subcommandRunner(map[string]ArgSpec{"exec": {Short: "Cj", Long: []string{"cd", "jobs"}}, "x": {Short: "Cj", Long: []string{"cd", "jobs"}}}),
+		"direnv":     subcommandRunner(map[string]ArgSpec{"exec": {Positional: 1}}),
+		"dotenv":     simpleWrapper(ArgSpec{Short: "ecv", Long: []string{}}),
+		"nix":        subcommandRunner(map[string]ArgSpec{"develop": {}, "shell": {}}),
 	}
 }
 
@@ -216,13 +139,13 @@ func unwrapScreen(p *parser, cmd *Command, sc *scope) (int, bool) {
 			return 0, false
 		}
 	}
-	i := skipOpts(cmd.Args, optSpec{shortVal: "cehpSsT"})
+	i := (&ArgSpec{Short: "cehpSsT"}).Skip(cmd.Args)
 	return i, i > 0
 }
 
 // subcommandRunner unwraps "tool SUBCOMMAND [opts] CMD…" (bundle exec,
 // uv run, poetry run, …).
-func subcommandRunner(subs map[string]optSpec) unwrapFunc {
+func subcommandRunner(subs map[string]ArgSpec) unwrapFunc {
 	return func(p *parser, cmd *Command, sc *scope) (int, bool) {
 		if len(cmd.Args) < 3 {
 			return 0, false
@@ -242,7 +165,7 @@ func subcommandRunner(subs map[string]optSpec) unwrapFunc {
 			return 0, false
 		}
 		sub := cmd.Args[1:]
-		i := skipOpts(sub, spec)
+		i := spec.Skip(sub)
 		if i <= 0 {
 			return 0, false
 		}
@@ -551,7 +474,7 @@ func unwrapFlock(p *parser, cmd *Command, sc *scope) (int, bool) {
 			return 0, false
 		}
 	}
-	i := skipOpts(cmd.Args, optSpec{shortVal: "wE", longVal: []string{"timeout", "conflict-exit-code"}, positional: 1})
+	i := (&ArgSpec{Short: "wE", Long: []string{"timeout", "conflict-exit-code"}, Positional: 1}).Skip(cmd.Args)
 	return i, i > 0
 }
 

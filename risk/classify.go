@@ -44,7 +44,7 @@ func classify(prog *shell.Program, e *env) (v Verdict) {
 	j := &judge{env: e}
 	defer func() {
 		if r := recover(); r != nil {
-			j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: fmt.Sprintf("internal error while classifying: %v", r)})
+			j.hit(nil, ruleParseError, "internal error while classifying: %v", r)
 			v = j.verdict(prog)
 		}
 	}()
@@ -142,17 +142,25 @@ func (j *judge) add(r Reason) {
 	j.reasons = append(j.reasons, r)
 }
 
-func (j *judge) hit(c *shell.Command, rule string, t Tier, format string, args ...any) {
+// hit records a finding of a rule about a command (nil for the whole
+// program); its tier is the rule's.
+func (j *judge) hit(c *shell.Command, r ruleID, format string, args ...any) {
+	j.hitAt(c, r, rules[r].Tier, format, args...)
+}
+
+// hitAt records a finding that asks for less than its rule's tier (eval
+// of run-time text inside a local script file); never for more.
+func (j *judge) hitAt(c *shell.Command, r ruleID, t Tier, format string, args ...any) {
 	cmd := ""
 	if c != nil {
 		cmd = render(c)
 	}
-	j.add(Reason{Rule: rule, Tier: t, Detail: fmt.Sprintf(format, args...), Command: cmd})
+	j.add(Reason{Rule: rules[r].ID, Tier: min(t, rules[r].Tier), Detail: fmt.Sprintf(format, args...), Command: cmd})
 }
 
 // hitPipe is hit for findings about what a pipe feeds a command: the
 // reason shows the whole pipeline.
-func (j *judge) hitPipe(c *shell.Command, rule string, t Tier, format string, args ...any) {
+func (j *judge) hitPipe(c *shell.Command, r ruleID, format string, args ...any) {
 	cmd := render(c)
 	if c.Stdin.Kind == shell.InputPipe && len(c.Stdin.Upstream) > 0 && len(c.Stdin.Upstream) < 8 {
 		var parts []string
@@ -164,7 +172,7 @@ func (j *judge) hitPipe(c *shell.Command, rule string, t Tier, format string, ar
 			cmd = cmd[:397] + "..."
 		}
 	}
-	j.add(Reason{Rule: rule, Tier: t, Detail: fmt.Sprintf(format, args...), Command: cmd})
+	j.add(Reason{Rule: rules[r].ID, Tier: rules[r].Tier, Detail: fmt.Sprintf(format, args...), Command: cmd})
 }
 
 // render is the normalised command shown in reasons, bounded in size.
@@ -181,23 +189,23 @@ func (j *judge) program(prog *shell.Program) {
 	for _, is := range prog.Issues {
 		switch is.Kind {
 		case shell.TooComplex:
-			j.add(Reason{Rule: "too-complex", Tier: NeedsConfirmation, Detail: is.Detail})
+			j.hit(nil, ruleTooComplex, "%s", is.Detail)
 		default:
-			j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: "cannot parse: " + is.Detail})
+			j.hit(nil, ruleParseError, "cannot parse: %s", is.Detail)
 		}
 	}
 	for _, c := range prog.Commands {
 		j.command(c)
 	}
 	if !j.env.c.Sandboxed {
-		j.add(Reason{Rule: "no-sandbox", Tier: NeedsConfirmation, Detail: "no sandbox is active: every command needs confirmation"})
+		j.hit(nil, ruleNoSandbox, "no sandbox is active: every command needs confirmation")
 	}
 	j.userRules(prog)
 }
 
 func (j *judge) verdict(prog *shell.Program) Verdict {
 	if j.dropped > 0 {
-		j.reasons = append(j.reasons, Reason{Rule: "too-complex", Tier: NeedsConfirmation,
+		j.reasons = append(j.reasons, Reason{Rule: ruleTooComplex.String(), Tier: rules[ruleTooComplex].Tier,
 			Detail: fmt.Sprintf("%d more findings not listed", j.dropped)})
 	}
 	v := Verdict{Reasons: j.reasons}
@@ -250,40 +258,40 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 	}
 	switch w.Name {
 	case "sudo", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec":
-		j.hit(c, "sudo", Risky, "%s runs the command as another user (root by default)", w.Name)
+		j.hit(c, ruleSudo, "%s runs the command as another user (root by default)", w.Name)
 	case "chpst", "setpriv":
 		own := append([]shell.Word{shell.Static(w.Name)}, w.Args...)
 		if anyArgs.Has(own, "uU", "reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "init-groups", "inh-caps", "ambient-caps") {
-			j.hit(c, "sudo", Risky, "%s runs the command as another user or with other privileges", w.Name)
+			j.hit(c, ruleSudo, "%s runs the command as another user or with other privileges", w.Name)
 		}
 	case "distrobox-host-exec":
-		j.hit(c, "sandbox-escape", Risky, "%s runs the command on the host, outside the sandbox", w.Name)
+		j.hit(c, ruleSandboxEscape, "%s runs the command on the host, outside the sandbox", w.Name)
 	case "doas":
-		j.hit(c, "doas", Risky, "doas runs the command as another user (root by default)")
+		j.hit(c, ruleDoas, "doas runs the command as another user (root by default)")
 	case "runuser":
-		j.hit(c, "su", Risky, "runuser runs the command as another user")
+		j.hit(c, ruleSu, "runuser runs the command as another user")
 	case "exec":
 		if !c.FromFile {
-			j.hit(c, "exec", Risky, "exec in command position replaces the shell with another program")
+			j.hit(c, ruleExec, "exec in command position replaces the shell with another program")
 		}
 	case "systemd-run":
-		j.hit(c, "sandbox-escape", Risky, "systemd-run starts the command through the service manager, outside the sandbox")
+		j.hit(c, ruleSandboxEscape, "systemd-run starts the command through the service manager, outside the sandbox")
 	case "chroot", "nsenter", "unshare":
-		j.hit(c, "sudo", Risky, "%s needs root privileges", w.Name)
+		j.hit(c, ruleSudo, "%s needs root privileges", w.Name)
 	}
 }
 
 func (j *judge) dynamicName(c *shell.Command) {
 	w := c.Args[0]
 	if w.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hit(c, "pipe-to-shell", Risky, "runs a command name %s", taintText(w.Taint))
+		j.hit(c, rulePipeToShell, "runs a command name %s", taintText(w.Taint))
 		return
 	}
 	if t := c.Stdin.Taint; t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hitPipe(c, "pipe-to-shell", Risky, "a program only known at run time (%s) reads data %s: it may be a shell", w.Value, taintText(t))
+		j.hitPipe(c, rulePipeToShell, "a program only known at run time (%s) reads data %s: it may be a shell", w.Value, taintText(t))
 		return
 	}
-	j.hit(c, "dynamic-command", NeedsConfirmation, "the command name %s is only known at run time", w.Value)
+	j.hit(c, ruleDynamicCommand, "the command name %s is only known at run time", w.Value)
 }
 
 func taintText(t shell.Taint) string {
@@ -307,16 +315,16 @@ func taintText(t shell.Taint) string {
 func (j *judge) script(c *shell.Command) {
 	name := c.Name()
 	if name == "eval" && !c.FromFile {
-		j.hit(c, "eval", Risky, "eval in command position runs text as shell code")
+		j.hit(c, ruleEval, "eval in command position runs text as shell code")
 	} else if name == "eval" && c.Script != nil && !c.Script.Known {
-		j.hit(c, "eval", NeedsConfirmation, "a script evaluates text only known at run time")
+		j.hitAt(c, ruleEval, NeedsConfirmation, "a script evaluates text only known at run time")
 	}
 	sr := c.Script
 	if sr == nil {
 		return
 	}
 	if sr.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hitPipe(c, "pipe-to-shell", Risky, "%s runs code %s", scriptRunner(c), taintText(sr.Taint))
+		j.hitPipe(c, rulePipeToShell, "%s runs code %s", scriptRunner(c), taintText(sr.Taint))
 		return
 	}
 	if sr.Known {
@@ -324,11 +332,11 @@ func (j *judge) script(c *shell.Command) {
 	}
 	switch sr.Kind {
 	case shell.ScriptInteractive:
-		j.hit(c, "unreadable-script", NeedsConfirmation, "an interactive %s: commands typed into it are not classified", name)
+		j.hit(c, ruleUnreadableScript, "an interactive %s: commands typed into it are not classified", name)
 	case shell.ScriptString:
-		j.hit(c, "dynamic-command", NeedsConfirmation, "%s runs code that is only known at run time (%s)", scriptRunner(c), sr.Why)
+		j.hit(c, ruleDynamicCommand, "%s runs code that is only known at run time (%s)", scriptRunner(c), sr.Why)
 	default:
-		j.hit(c, "unreadable-script", NeedsConfirmation, "%s runs a script that cannot be read: %s", scriptRunner(c), sr.Why)
+		j.hit(c, ruleUnreadableScript, "%s runs a script that cannot be read: %s", scriptRunner(c), sr.Why)
 	}
 }
 
@@ -343,10 +351,10 @@ func (j *judge) assigns(c *shell.Command) {
 	for _, a := range c.Assigns {
 		switch a.Name {
 		case "LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH":
-			j.hit(c, "preload", NeedsConfirmation, "%s loads a library into the program", a.Name)
+			j.hit(c, rulePreload, "%s loads a library into the program", a.Name)
 		}
 		if policyVar(a.Name) && c.Name() == "safeexec" {
-			j.hit(c, "nested-safeexec", Risky, "%s changes the policy of a nested safeexec", a.Name)
+			j.hit(c, ruleNestedSafeexec, "%s changes the policy of a nested safeexec", a.Name)
 		}
 		if c.Name() == "git" {
 			switch a.Name {
@@ -354,7 +362,7 @@ func (j *judge) assigns(c *shell.Command) {
 				j.gitExecPath(c, a.Name, a.Value)
 			case "GIT_TEMPLATE_DIR":
 				if a.Value.Dynamic || a.Value.Value != "" {
-					j.hit(c, "git-hooks-path", NeedsConfirmation, "GIT_TEMPLATE_DIR copies hooks from %s into new repositories", a.Value.Value)
+					j.hit(c, ruleGitHooksPath, "GIT_TEMPLATE_DIR copies hooks from %s into new repositories", a.Value.Value)
 				}
 			}
 		}
@@ -380,7 +388,7 @@ func (j *judge) globName(c *shell.Command) {
 		// A pattern that matches any name says nothing about which program.
 		j.globNames(c, base)
 	}
-	j.hit(c, "dynamic-command", NeedsConfirmation, "the command name %s is a pattern: which program runs depends on the files present", a0.Value)
+	j.hit(c, ruleDynamicCommand, "the command name %s is a pattern: which program runs depends on the files present", a0.Value)
 }
 
 func (j *judge) globNames(c *shell.Command, base string) {

@@ -17,32 +17,33 @@
 //	sudo                risky               sudo, sudoedit, pkexec, run0, runas, Start-Process -Verb RunAs,
 //	                                        sudo-rs, dzdo, pbrun, pfexec, please, ksu, gosu, su-exec,
 //	                                        setpriv/chpst/capsh changing the user or privileges,
-//	                                        chroot/nsenter/unshare as wrappers; changes to the running
-//	                                        system only root may make (mount, modprobe/insmod, sysctl -w,
+//	                                        chroot/nsenter/unshare as wrappers; changes to the running system
+//	                                        only root may make (mount, modprobe/insmod, sysctl -w,
 //	                                        iptables/nft/ufw changes, swapon/swapoff, csrutil, nvram)
 //	doas                risky               doas
 //	su                  risky               su, runuser, sg, newgrp
 //	mkfs                risky               mkfs*, mke2fs, mkswap, wipefs, fdisk/sfdisk/parted/gdisk (not -l),
 //	                                        blkdiscard, cryptsetup luksFormat, diskutil erase*, format X:,
-//	                                        diskpart, Format-Volume, Clear-Disk, Initialize-Disk, zpool destroy
+//	                                        diskpart, Format-Volume, Clear-Disk, Initialize-Disk, zpool
+//	                                        destroy
 //	device-write        risky               writes to a device (/dev/sda, /dev/nvme0n1, /dev/mem, …) by
 //	                                        redirection, dd of=, cp, tee; not /dev/null, /dev/std*, /dev/tty,
 //	                                        /dev/fd/N
 //	chmod-777           risky               chmod giving every user write (777, 666, o+w, a+rwx, -R too),
 //	                                        icacls granting Everyone write
-//	chmod-setuid        risky               chmod setting set-user/group-id bits (4755, u+s),
-//	                                        setcap granting capabilities
+//	chmod-setuid        risky               chmod setting set-user/group-id bits (4755, u+s), setcap granting
+//	                                        capabilities
 //	pipe-to-shell       risky               a shell or interpreter running code that comes from the network,
 //	                                        from decoded data or from a file downloaded earlier in the script:
 //	                                        curl … | sh, bash <(curl …), source <(curl …), sh -c "$(wget …)",
 //	                                        base64 -d | sh, python3 <(wget -O- …), curl -o x.sh … && sh x.sh,
 //	                                        irm … | iex, [ScriptBlock]::Create(irm …), mshta/regsvr32 of a
-//	                                        URL; remote shells (nc -e, socat EXEC:); a program only known
-//	                                        at run time reading network data; network data evaluated as
+//	                                        URL; remote shells (nc -e, socat EXEC:); a program only known at
+//	                                        run time reading network data; network data evaluated as
 //	                                        arithmetic
-//	eval                risky               eval in command position (however spelled: \eval, e''val,
-//	                                        x=eval; $x, command eval); Invoke-Expression of dynamic text.
-//	                                        In a local script file read from disk, eval of dynamic text is
+//	eval                risky               eval in command position (however spelled: \eval, e''val, x=eval;
+//	                                        $x, command eval); Invoke-Expression of dynamic text. In a local
+//	                                        script file read from disk, eval of dynamic text is
 //	                                        needs_confirmation instead
 //	exec                risky               exec in command position running a program (not exec with only
 //	                                        redirections; not inside local script files)
@@ -50,48 +51,46 @@
 //	                                        plus /etc/shadow, /etc/sudoers, …), also through globs that can
 //	                                        match them (~/.s?h) and dynamic paths starting inside them;
 //	                                        commands that print stored secrets (gh auth token, gcloud auth
-//	                                        print-access-token, security find-generic-password, git
-//	                                        credential fill, pass show, gpg --export-secret-keys, …);
-//	                                        archives, recursive copies and searches of a directory that
-//	                                        holds them (tar czf x ~, grep -r token ~); files curl sends
-//	                                        (-d @file, -F k=@file); credential stores written by config
-//	                                        and login commands (npm config set, docker login, gh auth
-//	                                        login, ssh-keygen without -f, …)
+//	                                        print-access-token, security find-generic-password, git credential
+//	                                        fill, pass show, gpg --export-secret-keys, …); archives, recursive
+//	                                        copies and searches of a directory that holds them (tar czf x ~,
+//	                                        grep -r token ~); files curl sends (-d @file, -F k=@file);
+//	                                        credential stores written by config and login commands (npm config
+//	                                        set, docker login, gh auth login, ssh-keygen without -f, …)
 //	system-write        risky               writes to system directories (/etc, /usr, /bin, /sbin, /boot,
 //	                                        /lib*, /opt, /var, /root, …; /System, /Library on macOS;
 //	                                        C:\Windows, C:\Program Files on Windows), including rm, mv, cp,
-//	                                        ln, install, tee, sed -i and sed w, touch, mkdir, chmod/chown,
-//	                                        tar -C, find -fprint, output options of any tool (--output,
-//	                                        --log-file, -o of compilers, curl -D/-c), account tools
-//	                                        (useradd writes /etc/passwd), …
+//	                                        ln, install, tee, sed -i and sed w, touch, mkdir, chmod/chown, tar
+//	                                        -C, find -fprint, output options of any tool (--output,
+//	                                        --log-file, -o of compilers, curl -D/-c), account tools (useradd
+//	                                        writes /etc/passwd), …
 //	write-outside-roots risky               writes to paths outside Context.WritableRoots
 //	protected-write     risky               writes to write-protected paths (.git/hooks, .git/config, .env,
 //	                                        .safeexec.toml, … under every root)
 //	nested-safeexec     risky               a nested safeexec that would loosen the policy (--sandbox none,
 //	                                        --yes, --config, --mode permissive, --allow-*, SAFEEXEC_*,
-//	                                        XDG_CONFIG_HOME, XDG_STATE_HOME or HOME set, exported or
-//	                                        unset in front of it, env -i), safeexec config init
-//	persistence         risky               crontab (not -l), at, batch, schtasks /create, launchctl load,
-//	                                        net user|localgroup /add, New-Service, Register-ScheduledTask,
+//	                                        XDG_CONFIG_HOME, XDG_STATE_HOME or HOME set, exported or unset in
+//	                                        front of it, env -i), safeexec config init
+//	persistence         risky               crontab (not -l), at, batch, schtasks /create, launchctl load, net
+//	                                        user|localgroup /add, New-Service, Register-ScheduledTask,
 //	                                        New-LocalUser, Add-LocalGroupMember, Enable-PSRemoting,
 //	                                        systemctl/service start|enable|…: things that run later or
 //	                                        elsewhere, outside the sandbox
 //	power-off           risky               shutdown, reboot, halt, poweroff, systemctl poweroff|reboot,
 //	                                        Stop-Computer, Restart-Computer
-//	sandbox-escape      risky               systemd-run, tmux send-keys/run-shell, screen -X,
-//	                                        flatpak-spawn --host, machinectl shell, D-Bus calls
-//	                                        to systemd/logind/polkit, wsl (a separate VM), WMI process
-//	                                        creation, macOS open -a Terminal / Terminal's do script
-//	container-escape    risky               docker/podman run|create|exec with --privileged, host
-//	                                        namespaces, --cap-add, --device, unconfined security options,
-//	                                        or mounts of the Docker socket, system, credential or
-//	                                        outside-root paths
+//	sandbox-escape      risky               systemd-run, tmux send-keys/run-shell, screen -X, flatpak-spawn
+//	                                        --host, machinectl shell, D-Bus calls to systemd/logind/polkit,
+//	                                        wsl (a separate VM), WMI process creation, macOS open -a Terminal
+//	                                        / Terminal's do script
+//	container-escape    risky               docker/podman run|create|exec with --privileged, host namespaces,
+//	                                        --cap-add, --device, unconfined security options, or mounts of the
+//	                                        Docker socket, system, credential or outside-root paths
 //	registry-system     risky               reg delete/add/import on HKLM, Remove-Item HKLM:\…,
 //	                                        Set-ExecutionPolicy for the machine
 //	system-recovery     risky               vssadmin/wbadmin delete, wmic shadowcopy delete, bcdedit /set,
 //	                                        wevtutil cl, Clear-EventLog, Disable-ComputerRestore
-//	defender-disable    risky               Set-MpPreference -Disable*, Add-MpPreference -Exclusion*,
-//	                                        netsh firewall off, Set-NetFirewallProfile -Enabled False
+//	defender-disable    risky               Set-MpPreference -Disable*, Add-MpPreference -Exclusion*, netsh
+//	                                        firewall off, Set-NetFirewallProfile -Enabled False
 //	encoded-command     risky               powershell -EncodedCommand (its decoded text is classified too)
 //	user-deny           risky               a command matching a deny rule of the configuration
 //	recursive-rm        needs_confirmation  rm -r/-R/--recursive (with or without -f), Remove-Item
@@ -104,28 +103,27 @@
 //	git-push-force      needs_confirmation  git push --force/-f/+refspec/--mirror (not --force-with-lease)
 //	git-push-delete     needs_confirmation  git push --delete/:branch/--prune
 //	git-branch-delete   needs_confirmation  git branch -D, git branch -d --force
-//	git-discard         needs_confirmation  git checkout -- PATHS, git checkout ./-f, git restore PATHS,
-//	                                        git switch --discard-changes, git stash drop|clear
-//	git-hooks-path      needs_confirmation  git -c core.hooksPath=… (hooks from another directory),
-//	                                        git init/clone --template, GIT_TEMPLATE_DIR
+//	git-discard         needs_confirmation  git checkout -- PATHS, git checkout ./-f, git restore PATHS, git
+//	                                        switch --discard-changes, git stash drop|clear
+//	git-hooks-path      needs_confirmation  git -c core.hooksPath=… (hooks from another directory), git
+//	                                        init/clone --template, GIT_TEMPLATE_DIR
 //	git-config-exec     needs_confirmation  git config storing a command git runs later (core.pager,
-//	                                        core.sshCommand, alias.x=!…, core.hooksPath, …); what the
-//	                                        command would run is classified as well
+//	                                        core.sshCommand, alias.x=!…, core.hooksPath, …); what the command
+//	                                        would run is classified as well
 //	dynamic-command     needs_confirmation  a command name, or code run by a shell/eval/interpreter, that is
-//	                                        only known at run time ($CMD, sh -c "$X", sed s///e,
-//	                                        python exec(bytes…)); git configuration from a file or the
-//	                                        environment (include.path, GIT_CONFIG_GLOBAL, --config-env)
-//	                                        or programs from GIT_EXEC_PATH
-//	dynamic-target      needs_confirmation  a write or delete whose target is only known at run time
-//	                                        (rm -rf "$DIR", > "$OUT", curl -o"$X", a relative path after
-//	                                        cd "$X" or cd NAME with a CDPATH, tar -P, items piped into
-//	                                        Remove-Item, interpreter code deleting a run-time path)
-//	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh
-//	                                        when absent, bash < script.sh outside the roots, cat cmds.txt |
-//	                                        sh, an interactive shell, ./x.sh too large or unreadable
-//	interpreter-code    needs_confirmation  interpreter code (python -c, node -e, perl -e, awk …) whose
-//	                                        text, with quotes and commas flattened, reads like a dangerous
-//	                                        command
+//	                                        only known at run time ($CMD, sh -c "$X", sed s///e, python
+//	                                        exec(bytes…)); git configuration from a file or the environment
+//	                                        (include.path, GIT_CONFIG_GLOBAL, --config-env) or programs from
+//	                                        GIT_EXEC_PATH
+//	dynamic-target      needs_confirmation  a write or delete whose target is only known at run time (rm -rf
+//	                                        "$DIR", > "$OUT", curl -o"$X", a relative path after cd "$X" or cd
+//	                                        NAME with a CDPATH, tar -P, items piped into Remove-Item,
+//	                                        interpreter code deleting a run-time path)
+//	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh when
+//	                                        absent, bash < script.sh outside the roots, cat cmds.txt | sh, an
+//	                                        interactive shell, ./x.sh too large or unreadable
+//	interpreter-code    needs_confirmation  interpreter code (python -c, node -e, perl -e, awk …) whose text,
+//	                                        with quotes and commas flattened, reads like a dangerous command
 //	preload             needs_confirmation  LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES set for a command,
 //	                                        bash's enable -f
 //	registry-delete     needs_confirmation  reg delete HKCU\…, Remove-Item HKCU:\…
@@ -133,8 +131,8 @@
 //	user-confirm        needs_confirmation  a command matching a confirm rule of the configuration
 //	no-sandbox          needs_confirmation  any command when Context.Sandboxed is false
 //	parse-error         needs_confirmation  the script (or nested code in it) does not parse
-//	too-complex         needs_confirmation  input over 1 MiB, nesting over 1000 levels, nested code over
-//	                                        24 levels, or more analysis work than allowed
+//	too-complex         needs_confirmation  input over 1 MiB, nesting over 1000 levels, nested code over 24
+//	                                        levels, or more analysis work than allowed
 //
 // Everything else is safe when a sandbox is active. Rules match commands
 // in command position after normalisation, never raw text: npm run

@@ -371,11 +371,11 @@ func (j *judge) interpreter(c *shell.Command) {
 	if f := src.file; f != nil {
 		switch {
 		case f.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0:
-			j.hit(c, "pipe-to-shell", Risky, "%s runs a program %s", name, taintText(f.Taint))
+			j.hit(c, rulePipeToShell, "%s runs a program %s", name, taintText(f.Taint))
 		case f.Proc && f.ContentKnown:
 			j.scanCode(c, l, f.Content)
 		case f.Proc:
-			j.hit(c, "unreadable-script", NeedsConfirmation, "%s runs a program from a process substitution", name)
+			j.hit(c, ruleUnreadableScript, "%s runs a program from a process substitution", name)
 		}
 		return
 	}
@@ -384,7 +384,7 @@ func (j *judge) interpreter(c *shell.Command) {
 		src.taint |= in.Taint
 		switch {
 		case in.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0:
-			j.hitPipe(c, "pipe-to-shell", Risky, "%s runs code %s", name, taintText(in.Taint))
+			j.hitPipe(c, rulePipeToShell, "%s runs code %s", name, taintText(in.Taint))
 			return
 		case in.TextKnown:
 			src.code, src.known = in.Text, true
@@ -394,13 +394,13 @@ func (j *judge) interpreter(c *shell.Command) {
 					src.code, src.known = in.Path.Content, true
 					break
 				}
-				j.hit(c, "unreadable-script", NeedsConfirmation, "%s runs code from a process substitution", name)
+				j.hit(c, ruleUnreadableScript, "%s runs code from a process substitution", name)
 				return
 			}
 			// python < script.py: like running a script file.
 			return
 		case in.Kind == shell.InputPipe:
-			j.hitPipe(c, "unreadable-script", NeedsConfirmation, "%s runs code that comes from a pipe: %s", name, upstream(in.Upstream))
+			j.hitPipe(c, ruleUnreadableScript, "%s runs code that comes from a pipe: %s", name, upstream(in.Upstream))
 			return
 		default:
 			// An interactive interpreter.
@@ -408,11 +408,11 @@ func (j *judge) interpreter(c *shell.Command) {
 		}
 	}
 	if src.taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hit(c, "pipe-to-shell", Risky, "%s runs code %s", name, taintText(src.taint))
+		j.hit(c, rulePipeToShell, "%s runs code %s", name, taintText(src.taint))
 		return
 	}
 	if src.dynamic {
-		j.hit(c, "dynamic-command", NeedsConfirmation, "%s runs code that is only known at run time", name)
+		j.hit(c, ruleDynamicCommand, "%s runs code that is only known at run time", name)
 	}
 	if src.known {
 		j.scanCode(c, l, src.code)

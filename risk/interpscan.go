@@ -681,7 +681,7 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 			j.nestedScript(c, who, sh.str)
 		} else {
 			dynamicRun = true
-			j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs a shell command built at run time", who)
+			j.hit(c, ruleDynamicCommand, "%s code runs a shell command built at run time", who)
 		}
 	}
 	for _, cl := range calls {
@@ -699,7 +699,7 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 				j.nestedArgv(c, who, cl.name, a.list)
 			default:
 				dynamicRun = true
-				j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs %s with a command built at run time", who, cl.name)
+				j.hit(c, ruleDynamicCommand, "%s code runs %s with a command built at run time", who, cl.name)
 			}
 		case kindArgv, kindExecl:
 			if len(cl.args) == 0 {
@@ -741,16 +741,16 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 				}
 			default:
 				dynamicRun = true
-				j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs %s with a command built at run time", who, cl.name)
+				j.hit(c, ruleDynamicCommand, "%s code runs %s with a command built at run time", who, cl.name)
 				continue
 			}
 			j.nestedArgv(c, who, cl.name, argv)
 		case kindRmTree:
-			j.hit(c, "recursive-rm", NeedsConfirmation, "%s code deletes a directory tree (%s)", who, cl.name)
+			j.hit(c, ruleRecursiveRm, "%s code deletes a directory tree (%s)", who, cl.name)
 			j.codePath(c, who, cl, true)
 		case kindRemove:
 			if l == langJS && strings.Contains(cl.raw, "recursive") {
-				j.hit(c, "recursive-rm", NeedsConfirmation, "%s code deletes a directory tree (%s)", who, cl.name)
+				j.hit(c, ruleRecursiveRm, "%s code deletes a directory tree (%s)", who, cl.name)
 			}
 			j.codePath(c, who, cl, true)
 		case kindWrite:
@@ -760,7 +760,7 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 		case kindRead:
 			j.codePath(c, who, cl, false)
 		case kindEscape:
-			j.hit(c, "sandbox-escape", Risky, "%s code makes another application run commands, outside the sandbox", who)
+			j.hit(c, ruleSandboxEscape, "%s code makes another application run commands, outside the sandbox", who)
 			if len(cl.args) > 0 && cl.args[0].isStr {
 				j.nestedScript(c, who, cl.args[0].str)
 			}
@@ -770,7 +770,7 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 			} else if len(cl.args) > 0 {
 				dynamicRun = true
 				if cl.name != "assert" && cl.name != "dofile" && !(l == langR && cl.name == "eval") {
-					j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs code built at run time (%s)", who, cl.name)
+					j.hit(c, ruleDynamicCommand, "%s code runs code built at run time (%s)", who, cl.name)
 				}
 			}
 		}
@@ -786,7 +786,7 @@ func (j *judge) scanCode(c *shell.Command, l lang, code string) {
 		dynamicRun = true
 	}
 	if dynamicRun && fetchesNetwork(code) {
-		j.hit(c, "pipe-to-shell", Risky, "%s code runs code or commands built from data it fetches from the network", who)
+		j.hit(c, rulePipeToShell, "%s code runs code or commands built from data it fetches from the network", who)
 	}
 	j.flattened(c, who, code)
 }
@@ -838,7 +838,7 @@ func (j *judge) codePath(c *shell.Command, who string, cl call, writes bool) {
 			if p, ok := homeJoin(a.text, j.env); ok {
 				j.codeWrite(c, who, cl.name, p)
 			} else if k := callKind(langPython, cl.name); k == kindRmTree || k == kindRemove || oneOf(lastName(cl.name), "rmtree", "remove_tree", "rm_rf", "rm_r", "rmSync", "unlinkSync", "unlink", "remove", "removedirs", "rmdir", "rimraf", "removeSync", "delete") {
-				j.hit(c, "dynamic-target", NeedsConfirmation, "%s code (%s) deletes a path only known at run time", who, cl.name)
+				j.hit(c, ruleDynamicTarget, "%s code (%s) deletes a path only known at run time", who, cl.name)
 			}
 		}
 		return
@@ -859,7 +859,7 @@ func (j *judge) codeRead(c *shell.Command, who string, a expr) {
 	}
 	if p, ok := j.env.resolve(c, shell.Static(a.str)); ok {
 		if s, ok := j.env.isSensitive(p); ok {
-			j.hit(c, "credential-path", Risky, "%s code reads %s, a credential path", who, s)
+			j.hit(c, ruleCredentialPath, "%s code reads %s, a credential path", who, s)
 		}
 	}
 }
@@ -910,7 +910,7 @@ func (j *judge) codeLiterals(c *shell.Command, who, code string, lits []string) 
 		if strings.HasPrefix(lit, "~/") || strings.HasPrefix(lit, "/") {
 			if p, ok := e.resolve(c, shell.Static(strings.Fields(lit + " ")[0])); ok {
 				if s, ok := e.isSensitive(p); ok {
-					j.hit(c, "credential-path", Risky, "%s code names %s, a credential path", who, s)
+					j.hit(c, ruleCredentialPath, "%s code names %s, a credential path", who, s)
 					return
 				}
 			}
@@ -926,7 +926,7 @@ func (j *judge) codeLiterals(c *shell.Command, who, code string, lits []string) 
 		}
 		p := e.home + "/" + strings.TrimSuffix(l, "/")
 		if s, ok := e.isSensitive(p); ok && under(s, e.home) {
-			j.hit(c, "credential-path", Risky, "%s code names %s, a credential path in the home directory", who, "~/"+l)
+			j.hit(c, ruleCredentialPath, "%s code names %s, a credential path in the home directory", who, "~/"+l)
 			return
 		}
 	}
@@ -957,7 +957,7 @@ func (j *judge) nestedArgv(c *shell.Command, who, fn string, argv []expr) {
 	for _, a := range argv {
 		if !a.isStr {
 			if len(words) == 0 {
-				j.hit(c, "dynamic-command", NeedsConfirmation, "%s code runs %s with a program chosen at run time", who, fn)
+				j.hit(c, ruleDynamicCommand, "%s code runs %s with a program chosen at run time", who, fn)
 				return
 			}
 			words = append(words, "${"+strconv.Quote(a.text)+"}")
@@ -987,7 +987,7 @@ func (j *judge) nestedArgv(c *shell.Command, who, fn string, argv []expr) {
 
 func (j *judge) nested(prog *shell.Program, who string) {
 	for _, is := range prog.Issues {
-		j.add(Reason{Rule: "parse-error", Tier: NeedsConfirmation, Detail: "cannot parse a command in " + who + " code: " + is.Detail})
+		j.hit(nil, ruleParseError, "cannot parse a command in %s code: %s", who, is.Detail)
 	}
 	for _, nc := range prog.Commands {
 		j.command(nc)
@@ -1037,10 +1037,10 @@ func (j *judge) flattened(c *shell.Command, who, code string) {
 		}
 	}
 	for _, r := range sub.reasons {
-		if r.Tier == Safe || r.Rule == "no-sandbox" {
+		if r.Tier == Safe || r.Rule == ruleNoSandbox.String() {
 			continue
 		}
-		j.hit(c, "interpreter-code", NeedsConfirmation, "%s code reads like a command the %s rule flags: %s", who, r.Rule, r.Command)
+		j.hit(c, ruleInterpreterCode, "%s code reads like a command the %s rule flags: %s", who, r.Rule, r.Command)
 	}
 }
 

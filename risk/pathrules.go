@@ -132,7 +132,7 @@ func (j *judge) recursiveRead(c *shell.Command) {
 		}
 		for s := range j.env.allSensitive {
 			if under(s, p) {
-				j.hit(c, "credential-path", Risky, "%s reads %s, which holds the credential path %s", name, p, s)
+				j.hit(c, ruleCredentialPath, "%s reads %s, which holds the credential path %s", name, p, s)
 				return
 			}
 		}
@@ -168,7 +168,7 @@ func (j *judge) read(c *shell.Command, w shell.Word) {
 		if pre, ok := e.dynamicPrefixPath(c, w); ok {
 			for s := range e.allSensitive {
 				if prefixHits(pre, s) {
-					j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
+					j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
 					return
 				}
 			}
@@ -185,14 +185,14 @@ func (j *judge) read(c *shell.Command, w shell.Word) {
 			}
 			for s := range e.allSensitive {
 				if path.IsAbs(pat) && globHits(pat, s) {
-					j.hit(c, "credential-path", Risky, "the pattern %s can match %s, a credential path", cand, s)
+					j.hit(c, ruleCredentialPath, "the pattern %s can match %s, a credential path", cand, s)
 					return
 				}
 			}
 			continue
 		}
 		if s, ok := e.sensitiveRel(c, cand); ok {
-			j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
+			j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
 			return
 		}
 		if !needsResolve(cand) {
@@ -203,7 +203,7 @@ func (j *judge) read(c *shell.Command, w shell.Word) {
 			continue
 		}
 		if s, ok := e.isSensitive(p); ok {
-			j.hit(c, "credential-path", Risky, "reads %s, a credential path", s)
+			j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
 			return
 		}
 	}
@@ -247,7 +247,7 @@ func (j *judge) write(c *shell.Command, w shell.Word, verb string) {
 				return
 			}
 		}
-		j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s, a path only known at run time", verb, w.Value)
+		j.hit(c, ruleDynamicTarget, "%s %s, a path only known at run time", verb, w.Value)
 		return
 	}
 	if w.Glob && strings.ContainsAny(w.Value, "*?[") {
@@ -256,7 +256,7 @@ func (j *judge) write(c *shell.Command, w shell.Word, verb string) {
 	}
 	p, ok := e.resolve(c, w)
 	if !ok {
-		j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s in a directory only known at run time", verb, w.Value)
+		j.hit(c, ruleDynamicTarget, "%s %s in a directory only known at run time", verb, w.Value)
 		return
 	}
 	j.writePath(c, p, verb)
@@ -285,15 +285,15 @@ func (j *judge) writePath(c *shell.Command, p, verb string) {
 	kind, what := j.env.writeKind(p)
 	switch kind {
 	case pathDevice:
-		j.hit(c, "device-write", Risky, "%s the device %s", verb, what)
+		j.hit(c, ruleDeviceWrite, "%s the device %s", verb, what)
 	case pathSensitive:
-		j.hit(c, "credential-path", Risky, "%s %s, a credential path", verb, what)
+		j.hit(c, ruleCredentialPath, "%s %s, a credential path", verb, what)
 	case pathSystem:
-		j.hit(c, "system-write", Risky, "%s %s, a system directory", verb, p)
+		j.hit(c, ruleSystemWrite, "%s %s, a system directory", verb, p)
 	case pathProtected:
-		j.hit(c, "protected-write", Risky, "%s %s, which is write-protected (%s)", verb, p, what)
+		j.hit(c, ruleProtectedWrite, "%s %s, which is write-protected (%s)", verb, p, what)
 	case pathOutside:
-		j.hit(c, "write-outside-roots", Risky, "%s %s, outside the writable roots", verb, p)
+		j.hit(c, ruleWriteOutsideRoots, "%s %s, outside the writable roots", verb, p)
 	}
 }
 
@@ -303,17 +303,17 @@ func (j *judge) dynamicWrite(c *shell.Command, w shell.Word, pre, verb string) b
 	e := j.env
 	for s := range e.allSensitive {
 		if prefixHits(pre, s) {
-			j.hit(c, "credential-path", Risky, "%s %s, under the credential path %s", verb, w.Value, s)
+			j.hit(c, ruleCredentialPath, "%s %s, under the credential path %s", verb, w.Value, s)
 			return true
 		}
 	}
 	if strings.HasPrefix(pre, "/dev/") && !strings.HasPrefix(pre, "/dev/fd/") {
-		j.hit(c, "device-write", Risky, "%s %s, a device", verb, w.Value)
+		j.hit(c, ruleDeviceWrite, "%s %s, a device", verb, w.Value)
 		return true
 	}
 	dir := pre[:strings.LastIndexByte(pre, '/')+1]
 	if dir == "/" {
-		j.hit(c, "system-write", Risky, "%s %s, which may be any top-level system directory", verb, w.Value)
+		j.hit(c, ruleSystemWrite, "%s %s, which may be any top-level system directory", verb, w.Value)
 		return true
 	}
 	d := strings.TrimSuffix(dir, "/")
@@ -321,12 +321,12 @@ func (j *judge) dynamicWrite(c *shell.Command, w shell.Word, pre, verb string) b
 		return false
 	}
 	if s, ok := e.isSystem(d); ok {
-		j.hit(c, "system-write", Risky, "%s %s, under the system directory %s", verb, w.Value, s)
+		j.hit(c, ruleSystemWrite, "%s %s, under the system directory %s", verb, w.Value, s)
 		return true
 	}
 	for _, s := range e.system {
 		if prefixHits(pre, s) {
-			j.hit(c, "system-write", Risky, "%s %s, which may be the system directory %s", verb, w.Value, s)
+			j.hit(c, ruleSystemWrite, "%s %s, which may be the system directory %s", verb, w.Value, s)
 			return true
 		}
 	}
@@ -336,7 +336,7 @@ func (j *judge) dynamicWrite(c *shell.Command, w shell.Word, pre, verb string) b
 				return false // the value may still lead into a root
 			}
 		}
-		j.hit(c, "write-outside-roots", Risky, "%s %s, outside the writable roots", verb, w.Value)
+		j.hit(c, ruleWriteOutsideRoots, "%s %s, outside the writable roots", verb, w.Value)
 		return true
 	}
 	return false
@@ -352,20 +352,20 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 	}
 	if !path.IsAbs(pat) {
 		if !c.DirKnown {
-			j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s in a directory only known at run time", verb, w.Value)
+			j.hit(c, ruleDynamicTarget, "%s %s in a directory only known at run time", verb, w.Value)
 			return
 		}
 		pat = path.Join(c.Dir, pat)
 	}
 	for s := range e.allSensitive {
 		if globHits(pat, s) {
-			j.hit(c, "credential-path", Risky, "%s %s, which can match the credential path %s", verb, w.Value, s)
+			j.hit(c, ruleCredentialPath, "%s %s, which can match the credential path %s", verb, w.Value, s)
 			return
 		}
 	}
 	for _, s := range e.system {
 		if globHits(pat, s) {
-			j.hit(c, "system-write", Risky, "%s %s, which can match the system directory %s", verb, w.Value, s)
+			j.hit(c, ruleSystemWrite, "%s %s, which can match the system directory %s", verb, w.Value, s)
 			return
 		}
 	}
@@ -373,7 +373,7 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 	static := pat[:strings.IndexAny(pat, "*?[")]
 	dir := static[:strings.LastIndexByte(static, '/')+1]
 	if strings.Contains(pat[len(dir):], "/..") || strings.Contains(pat[len(dir):], ".*/") {
-		j.hit(c, "dynamic-target", NeedsConfirmation, "%s %s, a pattern that may leave its directory", verb, w.Value)
+		j.hit(c, ruleDynamicTarget, "%s %s, a pattern that may leave its directory", verb, w.Value)
 		return
 	}
 	j.writePath(c, strings.TrimSuffix(dir, "/")+"/x", verb)

@@ -1,983 +1,132 @@
 package risk
 
-import (
-	"path"
-	"strings"
+//go:generate go run gen_rules.go
 
-	"github.com/safeexec/safeexec/shell"
+// ruleID names one rule of the table below. A finding is reported by its
+// rule's id, so a rule that is not in the table does not compile, and the
+// tier of a finding comes from the table, not from the place that finds it.
+type ruleID uint8
+
+const (
+	ruleSudo ruleID = iota + 1
+	ruleDoas
+	ruleSu
+	ruleMkfs
+	ruleDeviceWrite
+	ruleChmod777
+	ruleChmodSetuid
+	rulePipeToShell
+	ruleEval
+	ruleExec
+	ruleCredentialPath
+	ruleSystemWrite
+	ruleWriteOutsideRoots
+	ruleProtectedWrite
+	ruleNestedSafeexec
+	rulePersistence
+	rulePowerOff
+	ruleSandboxEscape
+	ruleContainerEscape
+	ruleRegistrySystem
+	ruleSystemRecovery
+	ruleDefenderDisable
+	ruleEncodedCommand
+	ruleUserDeny
+	ruleRecursiveRm
+	ruleFindDelete
+	ruleShred
+	ruleTruncate
+	ruleGitResetHard
+	ruleGitClean
+	ruleGitPushForce
+	ruleGitPushDelete
+	ruleGitBranchDelete
+	ruleGitDiscard
+	ruleGitHooksPath
+	ruleGitConfigExec
+	ruleDynamicCommand
+	ruleDynamicTarget
+	ruleUnreadableScript
+	ruleInterpreterCode
+	rulePreload
+	ruleRegistryDelete
+	ruleClearRecycleBin
+	ruleUserConfirm
+	ruleNoSandbox
+	ruleParseError
+	ruleTooComplex
+
+	ruleEnd // not a rule: the size of the table
 )
 
-// byName applies the rules tied to a command's name.
-func (j *judge) byName(c *shell.Command) {
-	name := c.Name()
-	args := c.Args
-	lname := strings.ToLower(name)
-	switch {
-	case oneOf(name, "sudo", "sudoedit", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec", "ksu") || name == "capsh" && anyArgs.Has(args, "", "user", "uid", "gid", "groups", "caps", "addamb", "inh"):
-		j.hit(c, "sudo", Risky, "%s runs commands as another user (root by default)", name)
-	case name == "doas":
-		j.hit(c, "doas", Risky, "doas runs commands as another user (root by default)")
-	case name == "su" || name == "runuser" || name == "sg" || name == "newgrp":
-		j.hit(c, "su", Risky, "%s switches to another user (root by default)", name)
-	case isDiskTool(c, lname):
-		j.hit(c, "mkfs", Risky, "%s formats or repartitions a disk", name)
-	case name == "chmod":
-		j.chmod(c)
-	case name == "mkdir" || name == "install" || name == "mkfifo" || name == "mknod":
-		if m, ok := anyArgs.Value(args, "m", "mode"); ok && !m.Dynamic {
-			j.mode(c, m.Value)
-		}
-	case name == "rm":
-		if anyArgs.Has(args, "rR", "recursive") {
-			j.hit(c, "recursive-rm", NeedsConfirmation, "removes directories recursively")
-		}
-	case name == "find":
-		j.find(c)
-	case name == "shred" || name == "wipe" || name == "srm":
-		j.hit(c, "shred", NeedsConfirmation, "%s destroys file contents beyond recovery", name)
-	case name == "truncate":
-		j.hit(c, "truncate", NeedsConfirmation, "truncate cuts files to a size, losing their contents")
-	case name == "git":
-		j.git(c)
-	case name == "safeexec":
-		j.safeexec(c)
-	case lname == "pwsh" || lname == "powershell":
-		for i, a := range args[1:] {
-			v := strings.ToLower(strings.TrimLeft(a.Value, "-/"))
-			v, _, _ = strings.Cut(v, ":")
-			if (strings.HasPrefix(a.Value, "-") || strings.HasPrefix(a.Value, "/")) && v != "" && (v == "ec" || strings.HasPrefix("encodedcommand", v) && v[0] == 'e' && !strings.HasPrefix(v, "ex") && !strings.HasPrefix(v, "ea")) {
-				j.hit(c, "encoded-command", Risky, "%s -EncodedCommand runs hidden code", name)
-				break
-			}
-			if !strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "/") && i > 0 {
-				break
-			}
-		}
-	case name == "crontab":
-		if len(args) == 1 || !(anyArgs.Has(args, "l") && len(args) == 2) {
-			j.hit(c, "persistence", Risky, "crontab changes jobs that run later, outside the sandbox")
-		}
-	case name == "at" || name == "batch":
-		if !anyArgs.Has(args, "lr") {
-			j.hit(c, "persistence", Risky, "%s schedules a command to run later, outside the sandbox", name)
-		}
-	case lname == "schtasks":
-		if shell.WinFlag(args, "create", "change", "run") {
-			j.hit(c, "persistence", Risky, "schtasks schedules a task outside the sandbox")
-		}
-	case name == "launchctl":
-		if len(args) > 1 && oneOf(args[1].Value, "load", "bootstrap", "submit", "enable", "asuser", "bsexec", "kickstart", "start") {
-			j.hit(c, "persistence", Risky, "launchctl %s starts jobs outside the sandbox", args[1].Value)
-		}
-	case name == "systemctl" || name == "service" || lname == "sc":
-		j.services(c)
-	case oneOf(name, "shutdown", "reboot", "halt", "poweroff") || (name == "init" || name == "telinit") && len(args) > 1 && oneOf(args[1].Value, "0", "6"):
-		j.hit(c, "power-off", Risky, "%s stops or restarts the machine", name)
-	case oneOf(lname, "stop-computer", "restart-computer"):
-		j.hit(c, "power-off", Risky, "%s stops or restarts the machine", name)
-	case oneOf(name, "docker", "podman", "nerdctl", "finch", "ctr", "lima", "colima"):
-		j.container(c)
-	case name == "tmux":
-		if hasWord(args, "send-keys", "send", "send-prefix", "run-shell", "run", "respawn-pane", "new-window", "split-window", "new-session", "new") && anyArgs.Has(args, "tS", "") {
-			j.hit(c, "sandbox-escape", Risky, "tmux controls a terminal session outside the sandbox")
-		} else if hasWord(args, "send-keys", "send", "run-shell", "run") {
-			j.hit(c, "sandbox-escape", Risky, "tmux controls a terminal session outside the sandbox")
-		}
-	case name == "screen":
-		if anyArgs.Has(args, "X") {
-			j.hit(c, "sandbox-escape", Risky, "screen -X sends commands to a session outside the sandbox")
-		}
-	case name == "flatpak-spawn" || name == "host-spawn" || name == "distrobox-host-exec":
-		j.hit(c, "sandbox-escape", Risky, "%s runs the command on the host, outside the sandbox", name)
-	case name == "machinectl" && len(args) > 1 && oneOf(args[1].Value, "shell", "login"):
-		j.hit(c, "sandbox-escape", Risky, "machinectl %s opens a shell outside the sandbox", args[1].Value)
-	case name == "systemd-run":
-		j.hit(c, "sandbox-escape", Risky, "systemd-run starts the command through the service manager, outside the sandbox")
-	case oneOf(name, "busctl", "gdbus", "dbus-send", "qdbus", "dbus"):
-		for _, a := range args[1:] {
-			if strings.Contains(a.Value, "systemd1") || strings.Contains(a.Value, "org.freedesktop.login1") || strings.Contains(a.Value, "PolicyKit1") {
-				j.hit(c, "sandbox-escape", Risky, "%s asks a system service to act (%s), outside the sandbox", name, a.Value)
-				break
-			}
-		}
-	case lname == "wsl" || lname == "wsl.exe" || lname == "wslg":
-		j.wsl(c)
-	case name == "open" && c.Dialect == shell.Sh:
-		j.macOpen(c)
-	case oneOf(name, "mount", "umount", "losetup", "modprobe", "insmod", "rmmod", "kexec", "swapoff", "swapon", "sysctl", "iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "kextload", "kextunload", "kmutil", "spctl", "csrutil", "nvram", "bless", "launchctl-config"):
-		j.systemAdmin(c)
-	case name == "setcap":
-		if ops := (&shell.ArgSpec{Short: "f"}).Operands(args); len(ops) > 0 && !ops[0].Dynamic && ops[0].Value != "-r" && strings.ContainsAny(ops[0].Value, "+=") {
-			j.hit(c, "chmod-setuid", Risky, "setcap %s gives a program privileges", ops[0].Value)
-		}
-		for _, o := range (&shell.ArgSpec{Short: "f"}).Operands(args)[min(1, len((&shell.ArgSpec{Short: "f"}).Operands(args))):] {
-			j.write(c, o, "setcap changes")
-		}
-	case name == "enable":
-		if anyArgs.Has(args, "f") {
-			j.hit(c, "preload", NeedsConfirmation, "enable -f loads a library into the shell as a builtin")
-		}
-	case lname == "reg":
-		j.registry(c)
-	case oneOf(lname, "vssadmin", "wbadmin") && hasWordFold(args, "delete", "resize"):
-		j.hit(c, "system-recovery", Risky, "%s deletes backups or shadow copies", name)
-	case lname == "wmic" && hasWordFold(args, "shadowcopy") && hasWordFold(args, "delete"):
-		j.hit(c, "system-recovery", Risky, "wmic deletes shadow copies")
-	case (lname == "wmic" || oneOf(lname, "invoke-wmimethod", "invoke-cimmethod", "iwmi")) && hasWordFold(args, "create") && (hasWordFold(args, "process", "win32_process") || strings.Contains(strings.ToLower(c.String()), "win32_process")):
-		j.hit(c, "sandbox-escape", Risky, "%s starts a process through WMI, outside the sandbox", name)
-	case oneOf(lname, "mshta", "regsvr32") && (strings.Contains(strings.ToLower(c.String()), "http:") || strings.Contains(strings.ToLower(c.String()), "https:")):
-		j.hit(c, "pipe-to-shell", Risky, "%s runs script code fetched from the network", name)
-	case lname == "net" && len(args) > 2 && oneOf(strings.ToLower(args[1].Value), "user", "localgroup", "group") && shell.WinFlag(args, "add"):
-		j.hit(c, "persistence", Risky, "net %s /add creates accounts or grants group membership outside the sandbox", strings.ToLower(args[1].Value))
-	case lname == "wevtutil" && hasWordFold(args, "cl", "clear-log"):
-		j.hit(c, "system-recovery", Risky, "wevtutil clears an event log")
-	case lname == "bcdedit" && shell.WinFlag(args, "set", "delete", "deletevalue", "import"):
-		j.hit(c, "system-recovery", Risky, "bcdedit changes the boot configuration")
-	case lname == "netsh" && hasWordFold(args, "firewall", "advfirewall") && (hasWordFold(args, "off", "disable")):
-		j.hit(c, "defender-disable", Risky, "netsh turns the firewall off")
-	case oneOf(lname, "set-mppreference", "add-mppreference"):
-		for _, a := range args[1:] {
-			l := strings.ToLower(a.Value)
-			if strings.HasPrefix(l, "-disable") || strings.HasPrefix(l, "-exclusion") {
-				j.hit(c, "defender-disable", Risky, "%s weakens Microsoft Defender (%s)", name, a.Value)
-				break
-			}
-		}
-	case lname == "icacls" || lname == "cacls":
-		for _, a := range args[1:] {
-			l := strings.ToLower(a.Value)
-			if (strings.Contains(l, "everyone:") || strings.Contains(l, "*s-1-1-0:") || strings.Contains(l, "users:")) && (strings.Contains(l, "f") || strings.Contains(l, "m") || strings.Contains(l, "w")) {
-				j.hit(c, "chmod-777", Risky, "%s grants everyone write access", name)
-				break
-			}
-		}
-	case lname == "cipher" && shell.WinFlag(args, "w"):
-		j.hit(c, "shred", NeedsConfirmation, "cipher /w wipes free disk space")
-	case c.Dialect == shell.Cmd && (lname == "rd" || lname == "rmdir" || lname == "del" || lname == "erase"):
-		if shell.WinFlag(args, "s") {
-			j.hit(c, "recursive-rm", NeedsConfirmation, "%s /s removes a directory tree", name)
-		}
-	case lname == "clear-recyclebin":
-		j.hit(c, "clear-recycle-bin", NeedsConfirmation, "Clear-RecycleBin empties the recycle bin for good")
-	case lname == "remove-item" || (c.Dialect == shell.PowerShell && oneOf(lname, "rm", "del", "erase", "rd", "rmdir", "ri")):
-		if shell.PSParam(args, "recurse", 1) || shell.PSParam(args, "force", 2) {
-			j.hit(c, "recursive-rm", NeedsConfirmation, "Remove-Item -Recurse/-Force removes a tree or read-only items")
-		}
-		for _, a := range args[1:] {
-			if l := strings.ToLower(a.Value); strings.HasPrefix(l, "hklm:") || strings.HasPrefix(l, `registry::hkey_local_machine`) {
-				j.hit(c, "registry-system", Risky, "removes machine-wide registry keys")
-			} else if strings.HasPrefix(l, "hkcu:") || strings.HasPrefix(l, `registry::hkey_current_user`) {
-				j.hit(c, "registry-delete", NeedsConfirmation, "removes registry keys of the current user")
-			}
-		}
-	case lname == "start-process" || (c.Dialect == shell.PowerShell && (lname == "saps" || lname == "start")):
-		if v, ok := shell.PSValue(args, "verb", 1); ok && strings.EqualFold(v.Value, "runas") {
-			j.hit(c, "sudo", Risky, "Start-Process -Verb RunAs runs the program as administrator")
-		}
-	case oneOf(lname, "new-service", "register-scheduledtask", "new-localuser", "add-localgroupmember", "enable-psremoting", "set-service", "new-psdrive") && !(lname == "new-psdrive" || lname == "set-service" && !shell.PSParam(args, "startuptype", 3)):
-		j.hit(c, "persistence", Risky, "%s changes services, tasks or accounts outside the sandbox", name)
-	case oneOf(lname, "disable-computerrestore", "clear-eventlog", "remove-computerrestorepoint"):
-		j.hit(c, "system-recovery", Risky, "%s removes system restore points or logs", name)
-	case lname == "set-netfirewallprofile" || lname == "set-netfirewallrule" || lname == "disable-netfirewallrule":
-		if v, ok := shell.PSValue(args, "enabled", 2); lname == "disable-netfirewallrule" || ok && oneOf(strings.ToLower(v.Value), "false", "0", "$false") {
-			j.hit(c, "defender-disable", Risky, "%s turns the firewall off", name)
-		}
-	case lname == "set-executionpolicy":
-		scope, ok := shell.PSValue(args, "scope", 1)
-		if !ok || !oneOf(strings.ToLower(scope.Value), "process", "currentuser") {
-			j.hit(c, "registry-system", Risky, "Set-ExecutionPolicy changes the machine-wide script policy")
-		}
-	case lname == "runas":
-		j.hit(c, "sudo", Risky, "runas runs the program as another user")
-	case oneOf(lname, "invoke-expression", "iex"):
-		j.invokeExpression(c)
-	case oneOf(name, "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"):
-		if anyArgs.Has(args, "ec", "exec", "sh-exec", "lua-exec") {
-			j.hit(c, "pipe-to-shell", Risky, "%s -e/-c connects a program to the network (a remote shell)", name)
-		}
-	case name == "socat":
-		for _, a := range args[1:] {
-			if u := strings.ToUpper(a.Value); strings.HasPrefix(u, "EXEC:") || strings.HasPrefix(u, "SYSTEM:") {
-				j.hit(c, "pipe-to-shell", Risky, "socat connects a program to a data stream (%s)", a.Value)
-				break
-			}
-		}
-	case name == "sed" || name == "gsed":
-		j.sedExec(c)
-	case name == "security":
-		if len(args) > 1 && oneOf(args[1].Value, "find-generic-password", "find-internet-password", "dump-keychain", "export", "find-key", "unlock-keychain") {
-			j.hit(c, "credential-path", Risky, "security %s reads the keychain", args[1].Value)
-		}
-	default:
-		j.credentialCommand(c)
-	}
+// RuleInfo is one row of the rule table.
+type RuleInfo struct {
+	// ID is the name a finding carries (Reason.Rule), in check --json and
+	// the audit log.
+	ID string
+	// Tier is what a finding of the rule asks for. A few findings ask for
+	// less, and Matches says when.
+	Tier Tier
+	// Matches says what the rule matches, in one paragraph.
+	Matches string
 }
 
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
+// rules is the rule table. risk/doc.go and the README show it: run go
+// generate ./risk after changing it (a test compares them).
+var rules = [ruleEnd]RuleInfo{
+	ruleSudo:              {"sudo", Risky, "sudo, sudoedit, pkexec, run0, runas, Start-Process -Verb RunAs, sudo-rs, dzdo, pbrun, pfexec, please, ksu, gosu, su-exec, setpriv/chpst/capsh changing the user or privileges, chroot/nsenter/unshare as wrappers; changes to the running system only root may make (mount, modprobe/insmod, sysctl -w, iptables/nft/ufw changes, swapon/swapoff, csrutil, nvram)"},
+	ruleDoas:              {"doas", Risky, "doas"},
+	ruleSu:                {"su", Risky, "su, runuser, sg, newgrp"},
+	ruleMkfs:              {"mkfs", Risky, "mkfs*, mke2fs, mkswap, wipefs, fdisk/sfdisk/parted/gdisk (not -l), blkdiscard, cryptsetup luksFormat, diskutil erase*, format X:, diskpart, Format-Volume, Clear-Disk, Initialize-Disk, zpool destroy"},
+	ruleDeviceWrite:       {"device-write", Risky, "writes to a device (/dev/sda, /dev/nvme0n1, /dev/mem, …) by redirection, dd of=, cp, tee; not /dev/null, /dev/std*, /dev/tty, /dev/fd/N"},
+	ruleChmod777:          {"chmod-777", Risky, "chmod giving every user write (777, 666, o+w, a+rwx, -R too), icacls granting Everyone write"},
+	ruleChmodSetuid:       {"chmod-setuid", Risky, "chmod setting set-user/group-id bits (4755, u+s), setcap granting capabilities"},
+	rulePipeToShell:       {"pipe-to-shell", Risky, "a shell or interpreter running code that comes from the network, from decoded data or from a file downloaded earlier in the script: curl … | sh, bash <(curl …), source <(curl …), sh -c \"$(wget …)\", base64 -d | sh, python3 <(wget -O- …), curl -o x.sh … && sh x.sh, irm … | iex, [ScriptBlock]::Create(irm …), mshta/regsvr32 of a URL; remote shells (nc -e, socat EXEC:); a program only known at run time reading network data; network data evaluated as arithmetic"},
+	ruleEval:              {"eval", Risky, "eval in command position (however spelled: \\eval, e''val, x=eval; $x, command eval); Invoke-Expression of dynamic text. In a local script file read from disk, eval of dynamic text is needs_confirmation instead"},
+	ruleExec:              {"exec", Risky, "exec in command position running a program (not exec with only redirections; not inside local script files)"},
+	ruleCredentialPath:    {"credential-path", Risky, "reads or writes of the credential paths (Context.SensitivePaths, plus /etc/shadow, /etc/sudoers, …), also through globs that can match them (~/.s?h) and dynamic paths starting inside them; commands that print stored secrets (gh auth token, gcloud auth print-access-token, security find-generic-password, git credential fill, pass show, gpg --export-secret-keys, …); archives, recursive copies and searches of a directory that holds them (tar czf x ~, grep -r token ~); files curl sends (-d @file, -F k=@file); credential stores written by config and login commands (npm config set, docker login, gh auth login, ssh-keygen without -f, …)"},
+	ruleSystemWrite:       {"system-write", Risky, "writes to system directories (/etc, /usr, /bin, /sbin, /boot, /lib*, /opt, /var, /root, …; /System, /Library on macOS; C:\\Windows, C:\\Program Files on Windows), including rm, mv, cp, ln, install, tee, sed -i and sed w, touch, mkdir, chmod/chown, tar -C, find -fprint, output options of any tool (--output, --log-file, -o of compilers, curl -D/-c), account tools (useradd writes /etc/passwd), …"},
+	ruleWriteOutsideRoots: {"write-outside-roots", Risky, "writes to paths outside Context.WritableRoots"},
+	ruleProtectedWrite:    {"protected-write", Risky, "writes to write-protected paths (.git/hooks, .git/config, .env, .safeexec.toml, … under every root)"},
+	ruleNestedSafeexec:    {"nested-safeexec", Risky, "a nested safeexec that would loosen the policy (--sandbox none, --yes, --config, --mode permissive, --allow-*, SAFEEXEC_*, XDG_CONFIG_HOME, XDG_STATE_HOME or HOME set, exported or unset in front of it, env -i), safeexec config init"},
+	rulePersistence:       {"persistence", Risky, "crontab (not -l), at, batch, schtasks /create, launchctl load, net user|localgroup /add, New-Service, Register-ScheduledTask, New-LocalUser, Add-LocalGroupMember, Enable-PSRemoting, systemctl/service start|enable|…: things that run later or elsewhere, outside the sandbox"},
+	rulePowerOff:          {"power-off", Risky, "shutdown, reboot, halt, poweroff, systemctl poweroff|reboot, Stop-Computer, Restart-Computer"},
+	ruleSandboxEscape:     {"sandbox-escape", Risky, "systemd-run, tmux send-keys/run-shell, screen -X, flatpak-spawn --host, machinectl shell, D-Bus calls to systemd/logind/polkit, wsl (a separate VM), WMI process creation, macOS open -a Terminal / Terminal's do script"},
+	ruleContainerEscape:   {"container-escape", Risky, "docker/podman run|create|exec with --privileged, host namespaces, --cap-add, --device, unconfined security options, or mounts of the Docker socket, system, credential or outside-root paths"},
+	ruleRegistrySystem:    {"registry-system", Risky, "reg delete/add/import on HKLM, Remove-Item HKLM:\\…, Set-ExecutionPolicy for the machine"},
+	ruleSystemRecovery:    {"system-recovery", Risky, "vssadmin/wbadmin delete, wmic shadowcopy delete, bcdedit /set, wevtutil cl, Clear-EventLog, Disable-ComputerRestore"},
+	ruleDefenderDisable:   {"defender-disable", Risky, "Set-MpPreference -Disable*, Add-MpPreference -Exclusion*, netsh firewall off, Set-NetFirewallProfile -Enabled False"},
+	ruleEncodedCommand:    {"encoded-command", Risky, "powershell -EncodedCommand (its decoded text is classified too)"},
+	ruleUserDeny:          {"user-deny", Risky, "a command matching a deny rule of the configuration"},
+	ruleRecursiveRm:       {"recursive-rm", NeedsConfirmation, "rm -r/-R/--recursive (with or without -f), Remove-Item -Recurse/-Force, rd /s, del /s"},
+	ruleFindDelete:        {"find-delete", NeedsConfirmation, "find -delete, find -exec rm"},
+	ruleShred:             {"shred", NeedsConfirmation, "shred, wipe, srm, cipher /w"},
+	ruleTruncate:          {"truncate", NeedsConfirmation, "truncate"},
+	ruleGitResetHard:      {"git-reset-hard", NeedsConfirmation, "git reset --hard"},
+	ruleGitClean:          {"git-clean", NeedsConfirmation, "git clean -f (not with -n/--dry-run)"},
+	ruleGitPushForce:      {"git-push-force", NeedsConfirmation, "git push --force/-f/+refspec/--mirror (not --force-with-lease)"},
+	ruleGitPushDelete:     {"git-push-delete", NeedsConfirmation, "git push --delete/:branch/--prune"},
+	ruleGitBranchDelete:   {"git-branch-delete", NeedsConfirmation, "git branch -D, git branch -d --force"},
+	ruleGitDiscard:        {"git-discard", NeedsConfirmation, "git checkout -- PATHS, git checkout ./-f, git restore PATHS, git switch --discard-changes, git stash drop|clear"},
+	ruleGitHooksPath:      {"git-hooks-path", NeedsConfirmation, "git -c core.hooksPath=… (hooks from another directory), git init/clone --template, GIT_TEMPLATE_DIR"},
+	ruleGitConfigExec:     {"git-config-exec", NeedsConfirmation, "git config storing a command git runs later (core.pager, core.sshCommand, alias.x=!…, core.hooksPath, …); what the command would run is classified as well"},
+	ruleDynamicCommand:    {"dynamic-command", NeedsConfirmation, "a command name, or code run by a shell/eval/interpreter, that is only known at run time ($CMD, sh -c \"$X\", sed s///e, python exec(bytes…)); git configuration from a file or the environment (include.path, GIT_CONFIG_GLOBAL, --config-env) or programs from GIT_EXEC_PATH"},
+	ruleDynamicTarget:     {"dynamic-target", NeedsConfirmation, "a write or delete whose target is only known at run time (rm -rf \"$DIR\", > \"$OUT\", curl -o\"$X\", a relative path after cd \"$X\" or cd NAME with a CDPATH, tar -P, items piped into Remove-Item, interpreter code deleting a run-time path)"},
+	ruleUnreadableScript:  {"unreadable-script", NeedsConfirmation, "a script that cannot be read: sh missing.sh, source ./env.sh when absent, bash < script.sh outside the roots, cat cmds.txt | sh, an interactive shell, ./x.sh too large or unreadable"},
+	ruleInterpreterCode:   {"interpreter-code", NeedsConfirmation, "interpreter code (python -c, node -e, perl -e, awk …) whose text, with quotes and commas flattened, reads like a dangerous command"},
+	rulePreload:           {"preload", NeedsConfirmation, "LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES set for a command, bash's enable -f"},
+	ruleRegistryDelete:    {"registry-delete", NeedsConfirmation, "reg delete HKCU\\…, Remove-Item HKCU:\\…"},
+	ruleClearRecycleBin:   {"clear-recycle-bin", NeedsConfirmation, "Clear-RecycleBin"},
+	ruleUserConfirm:       {"user-confirm", NeedsConfirmation, "a command matching a confirm rule of the configuration"},
+	ruleNoSandbox:         {"no-sandbox", NeedsConfirmation, "any command when Context.Sandboxed is false"},
+	ruleParseError:        {"parse-error", NeedsConfirmation, "the script (or nested code in it) does not parse"},
+	ruleTooComplex:        {"too-complex", NeedsConfirmation, "input over 1 MiB, nesting over 1000 levels, nested code over 24 levels, or more analysis work than allowed"},
 }
 
-func hasWord(args []shell.Word, set ...string) bool {
-	for _, a := range args[1:] {
-		if !a.Dynamic && oneOf(a.Value, set...) {
-			return true
-		}
-	}
-	return false
+// RuleTable returns the rules, in the order the documentation lists them.
+func RuleTable() []RuleInfo {
+	return append([]RuleInfo(nil), rules[1:]...)
 }
 
-func hasWordFold(args []shell.Word, set ...string) bool {
-	for _, a := range args[1:] {
-		for _, s := range set {
-			if strings.EqualFold(a.Value, s) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isDiskTool(c *shell.Command, name string) bool {
-	args := c.Args
-	switch {
-	case name == "mkfs" || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "newfs"):
-		return true
-	case oneOf(name, "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "cgdisk",
-		"mkdosfs", "mkntfs", "mkexfatfs", "mkexfat", "blkdiscard", "diskpart", "format-volume", "clear-disk",
-		"initialize-disk", "remove-partition", "resize-partition", "mkisofs"):
-		if name == "fdisk" || name == "sfdisk" || name == "parted" || name == "gdisk" || name == "sgdisk" {
-			// Listing partitions is harmless.
-			if anyArgs.Has(args, "l", "list") && len(args) <= 3 || anyArgs.Has(args, "", "version", "help") {
-				return false
-			}
-		}
-		return name != "mkisofs"
-	case name == "format":
-		if c.Dialect == shell.Cmd {
-			return true
-		}
-		for _, a := range args[1:] {
-			if len(a.Value) == 2 && a.Value[1] == ':' {
-				return true
-			}
-		}
-	case name == "cryptsetup":
-		return hasWord(args, "luksFormat", "erase", "luksErase", "reencrypt")
-	case name == "zpool" || name == "zfs":
-		return hasWord(args, "destroy", "labelclear")
-	case name == "diskutil":
-		for _, a := range args[1:] {
-			l := strings.ToLower(a.Value)
-			if strings.HasPrefix(l, "erase") || oneOf(l, "partitiondisk", "zerodisk", "randomdisk", "secureerase", "reformat", "apfs") {
-				if l == "apfs" && !hasWord(args, "deleteContainer", "eraseVolume", "deleteVolume") {
-					continue
-				}
-				return true
-			}
-		}
-	case name == "hdparm":
-		return anyArgs.Has(args, "", "security-erase", "security-erase-enhanced", "trim-sector-ranges", "write-sector", "make-bad-sector")
-	case name == "badblocks":
-		return anyArgs.Has(args, "w")
-	case oneOf(name, "lvremove", "vgremove", "pvremove", "dmsetup"):
-		return name != "dmsetup" || hasWord(args, "remove", "remove_all", "wipe_table")
-	}
-	return false
-}
-
-// chmod flags modes that let every user write (777, a+w, o+w) and set-id
-// bits.
-func (j *judge) chmod(c *shell.Command) {
-	ops := anyArgs.Operands(c.Args)
-	if len(ops) == 0 {
-		return
-	}
-	mode := ops[0]
-	if mode.Dynamic {
-		return
-	}
-	j.mode(c, mode.Value)
-}
-
-// mode flags a permission mode that lets every user write or sets the
-// set-user/group-id bits (chmod MODE, mkdir -m MODE, install -m MODE).
-func (j *judge) mode(c *shell.Command, m string) {
-	if isOctal(m) {
-		digits := m
-		for len(digits) < 3 {
-			digits = "0" + digits
-		}
-		other := digits[len(digits)-1] - '0'
-		if other&2 != 0 {
-			j.hit(c, "chmod-777", Risky, "mode %s lets every user write", m)
-		}
-		if len(digits) >= 4 && (digits[len(digits)-4]-'0')&6 != 0 {
-			j.hit(c, "chmod-setuid", Risky, "mode %s sets the set-user/group-id bit", m)
-		}
-		return
-	}
-	for _, clause := range strings.Split(m, ",") {
-		who := strings.TrimRight(clause[:strings.IndexAny(clause+"+-=", "+-=")], "")
-		ops := clause[len(who):]
-		if ops == "" {
-			continue
-		}
-		adds := strings.HasPrefix(ops, "+") || strings.HasPrefix(ops, "=")
-		perms := strings.TrimLeft(ops, "+-=")
-		everyone := strings.ContainsAny(who, "ao")
-		if adds && everyone && strings.ContainsAny(perms, "w") {
-			j.hit(c, "chmod-777", Risky, "mode %s lets every user write", m)
-		}
-		if adds && strings.ContainsAny(perms, "s") {
-			j.hit(c, "chmod-setuid", Risky, "mode %s sets the set-user/group-id bit", m)
-		}
-	}
-}
-
-func isOctal(s string) bool {
-	if s == "" || len(s) > 5 {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '7' {
-			return false
-		}
-	}
-	return true
-}
-
-// find flags -delete and -exec rm; the starting points of a deleting
-// find are judged as write targets.
-func (j *judge) find(c *shell.Command) {
-	deletes := false
-	for i, a := range c.Args {
-		switch a.Value {
-		case "-delete":
-			deletes = true
-			j.hit(c, "find-delete", NeedsConfirmation, "find -delete removes every file it matches")
-		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(c.Args) {
-				n := shell.CommandName(c.Args[i+1].Value)
-				if oneOf(n, "rm", "rmdir", "unlink", "shred", "srm", "truncate", "chmod", "chown", "mv") {
-					deletes = true
-					if n != "chmod" && n != "chown" && n != "mv" {
-						j.hit(c, "find-delete", NeedsConfirmation, "find %s %s removes every file it matches", a.Value, n)
-					}
-				}
-			}
-		}
-	}
-	if !deletes {
-		return
-	}
-	for _, a := range c.Args[1:] {
-		if strings.HasPrefix(a.Value, "-") || a.Value == "!" || a.Value == "(" {
-			break
-		}
-		j.write(c, a, "find deletes or changes files under")
-	}
-}
-
-// gitGlobals skips git's own options; it returns the subcommand index.
-func gitSub(args []shell.Word) int {
-	i := 1
-	for i < len(args) {
-		v := args[i].Value
-		switch {
-		case v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env" || v == "--super-prefix":
-			i += 2
-		case strings.HasPrefix(v, "-"):
-			i++
-		default:
-			return i
-		}
-	}
-	return -1
-}
-
-func (j *judge) git(c *shell.Command) {
-	args := c.Args
-	for i := 1; i < len(args)-1; i++ {
-		if args[i].Value == "-c" {
-			key, _, _ := strings.Cut(strings.ToLower(args[i+1].Value), "=")
-			if key == "core.hookspath" {
-				j.hit(c, "git-hooks-path", NeedsConfirmation, "git -c core.hooksPath runs hooks from another directory")
-			}
-		}
-		if strings.HasPrefix(args[i].Value, "-") == false {
-			break
-		}
-	}
-	for _, d := range anyArgs.Values(args[:max(gitSub(args), 1)], "", "exec-path", 0) {
-		j.gitExecPath(c, "--exec-path", d)
-	}
-	si := gitSub(args)
-	if si < 0 {
-		return
-	}
-	sub := args[si].Value
-	rest := append([]shell.Word{args[si]}, args[si+1:]...)
-	if sub == "init" || sub == "clone" {
-		if t, ok := anyArgs.Value(rest, "", "template"); ok && (t.Dynamic || t.Value != "") {
-			j.hit(c, "git-hooks-path", NeedsConfirmation, "git %s --template copies hooks from %s into the new repository", sub, t.Value)
-		}
-	}
-	switch sub {
-	case "reset":
-		if anyArgs.Has(rest, "", "hard") {
-			j.hit(c, "git-reset-hard", NeedsConfirmation, "git reset --hard discards uncommitted changes")
-		}
-	case "clean":
-		if anyArgs.Has(rest, "f", "force") && !anyArgs.Has(rest, "n", "dry-run") {
-			j.hit(c, "git-clean", NeedsConfirmation, "git clean -f deletes untracked files")
-		}
-	case "push":
-		force := anyArgs.Has(rest, "f", "force", "mirror")
-		for _, o := range (&shell.ArgSpec{Short: "o", Long: []string{"push-option", "repo", "receive-pack", "exec"}}).Operands(rest) {
-			if strings.HasPrefix(o.Value, "+") {
-				force = true
-			}
-			if strings.HasPrefix(o.Value, ":") && len(o.Value) > 1 {
-				j.hit(c, "git-push-delete", NeedsConfirmation, "git push :%s deletes a remote branch", o.Value[1:])
-			}
-		}
-		if force {
-			j.hit(c, "git-push-force", NeedsConfirmation, "git push --force overwrites remote history")
-		}
-		if anyArgs.Has(rest, "d", "delete", "prune") {
-			j.hit(c, "git-push-delete", NeedsConfirmation, "git push --delete/--prune deletes remote branches")
-		}
-	case "branch":
-		if anyArgs.Has(rest, "D") || (anyArgs.Has(rest, "d", "delete") && anyArgs.Has(rest, "f", "force")) {
-			j.hit(c, "git-branch-delete", NeedsConfirmation, "git branch -D deletes a branch even when it is not merged")
-		}
-	case "checkout":
-		ops := (&shell.ArgSpec{Short: "bB", Long: []string{"orphan", "conflict"}}).Operands(rest)
-		dd := false
-		for _, a := range rest[1:] {
-			if a.Value == "--" {
-				dd = true
-			}
-		}
-		discard := anyArgs.Has(rest, "f", "force")
-		for _, o := range ops {
-			if o.Value == "." || o.Value == ":/" || o.Value == "*" || strings.HasPrefix(o.Value, ":(") {
-				discard = true
-			}
-		}
-		if dd && len(ops) > 0 && !anyArgs.Has(rest, "bB", "orphan") {
-			// checkout [branch] -- paths: restores the paths.
-			discard = true
-		}
-		if discard {
-			j.hit(c, "git-discard", NeedsConfirmation, "git checkout overwrites uncommitted changes")
-		}
-	case "restore":
-		staged := anyArgs.Has(rest, "S", "staged")
-		worktree := anyArgs.Has(rest, "W", "worktree")
-		if (!staged || worktree) && len((&shell.ArgSpec{Short: "s", Long: []string{"source"}}).Operands(rest)) > 0 {
-			j.hit(c, "git-discard", NeedsConfirmation, "git restore overwrites uncommitted changes")
-		}
-	case "switch":
-		if anyArgs.Has(rest, "f", "force", "discard-changes") {
-			j.hit(c, "git-discard", NeedsConfirmation, "git switch --discard-changes drops uncommitted changes")
-		}
-	case "stash":
-		if len(rest) > 1 && oneOf(rest[1].Value, "drop", "clear") {
-			j.hit(c, "git-discard", NeedsConfirmation, "git stash %s deletes stashed changes", rest[1].Value)
-		}
-	case "credential", "credential-store", "credential-cache":
-		if len(rest) > 1 && oneOf(rest[len(rest)-1].Value, "fill", "get") {
-			j.hit(c, "credential-path", Risky, "git %s prints stored credentials", sub)
-		}
-	case "config":
-		j.gitConfig(c, rest)
-	}
-}
-
-// gitExecPath judges a directory git would run its subcommand programs
-// (git-SUBCOMMAND) from.
-func (j *judge) gitExecPath(c *shell.Command, what string, d shell.Word) {
-	if !d.Dynamic {
-		if p, ok := j.env.resolve(c, d); ok {
-			if _, sys := j.env.isSystem(p); sys {
-				return
-			}
-		}
-	}
-	j.hit(c, "dynamic-command", NeedsConfirmation, "%s %s: git runs its subcommands from a directory that is not checked", what, d.Value)
-}
-
-func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
-	ops := (&shell.ArgSpec{Short: "f", Long: []string{"file", "blob", "type", "default"}}).Operands(rest)
-	reading := anyArgs.Has(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
-	if len(ops) > 0 && oneOf(ops[0].Value, "get", "list") {
-		reading = true
-	}
-	if reading {
-		return
-	}
-	key := ""
-	if len(ops) > 0 {
-		key = strings.ToLower(ops[0].Value)
-		if oneOf(key, "set", "unset") && len(ops) > 1 {
-			key = strings.ToLower(ops[1].Value)
-		}
-	}
-	val := ""
-	if len(ops) > 1 {
-		val = ops[len(ops)-1].Value
-	}
-	if strings.HasPrefix(key, "alias.") && !strings.HasPrefix(val, "!") {
-		// A git alias of git subcommands; what it expands to is judged
-		// when it is used.
-	} else if shell.GitCommandKey(key) || key == "core.hookspath" {
-		j.hit(c, "git-config-exec", NeedsConfirmation, "git config %s stores a command that git runs later", key)
-	}
-	if anyArgs.Has(rest, "", "global") && j.env.home != "" {
-		j.writePath(c, path.Join(j.env.home, ".gitconfig"), "git config --global writes")
-	}
-	if anyArgs.Has(rest, "", "system") {
-		j.writePath(c, "/etc/gitconfig", "git config --system writes")
-	}
-	for _, f := range anyArgs.Values(rest, "f", "file", 0) {
-		if f.Dynamic || f.Value != "-" {
-			j.write(c, f, "git config --file writes")
-		}
-	}
-}
-
-// safeexec flags a nested safeexec that would loosen the policy.
-func (j *judge) safeexec(c *shell.Command) {
-	args := c.Args
-	for _, w := range c.Wrappers {
-		if w.Name != "env" {
-			continue
-		}
-		for i, a := range w.Args {
-			v := a.Value
-			unset := ""
-			switch {
-			case v == "-i" || v == "--ignore-environment" || v == "-" || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsRune(v, 'i') && !strings.ContainsAny(v, "uCS"):
-				j.hit(c, "nested-safeexec", Risky, "env %s clears the variables that set the policy of a nested safeexec", v)
-			case (v == "-u" || v == "--unset") && i+1 < len(w.Args):
-				unset = w.Args[i+1].Value
-			case strings.HasPrefix(v, "--unset="):
-				unset = v[len("--unset="):]
-			case strings.HasPrefix(v, "-u") && len(v) > 2:
-				unset = v[2:]
-			}
-			if unset != "" && policyVar(unset) {
-				j.hit(c, "nested-safeexec", Risky, "env -u %s changes the policy of a nested safeexec", unset)
-			}
-		}
-	}
-	if len(args) > 2 && args[1].Value == "config" && args[2].Value == "init" {
-		j.hit(c, "nested-safeexec", Risky, "safeexec config init writes the user's safeexec configuration")
-	}
-	for i := 1; i < len(args); i++ {
-		v := args[i].Value
-		if v == "--" || v == "-c" || v == "-lc" || v == "-ic" {
-			break
-		}
-		name, val, hasVal := strings.Cut(v, "=")
-		next := func() string {
-			if hasVal {
-				return val
-			}
-			if i+1 < len(args) {
-				return args[i+1].Value
-			}
-			return ""
-		}
-		switch name {
-		case "--sandbox":
-			if next() == "none" {
-				j.hit(c, "nested-safeexec", Risky, "a nested safeexec would run without a sandbox")
-			}
-		case "--yes", "-y", "--yes-all":
-			j.hit(c, "nested-safeexec", Risky, "a nested safeexec would approve commands by itself (--yes)")
-		case "--config":
-			j.hit(c, "nested-safeexec", Risky, "a nested safeexec would load another configuration")
-		case "--mode":
-			if next() == "permissive" {
-				j.hit(c, "nested-safeexec", Risky, "a nested safeexec would run in permissive mode")
-			}
-		case "--allow-domain", "--allow-write", "--allow-read", "--keep-env", "--network", "--no-audit", "--audit", "--prompt":
-			j.hit(c, "nested-safeexec", Risky, "a nested safeexec would loosen the policy (%s)", name)
-		}
-	}
-}
-
-// services flags changes to system services and power state.
-func (j *judge) services(c *shell.Command) {
-	args := c.Args
-	name := c.Name()
-	ops := (&shell.ArgSpec{Short: "HMpt", Long: []string{"host", "machine", "property", "type", "state", "signal"}}).Operands(args)
-	if len(ops) == 0 {
-		return
-	}
-	verb := strings.ToLower(ops[0].Value)
-	if name == "service" && len(ops) > 1 {
-		verb = strings.ToLower(ops[1].Value)
-	}
-	switch verb {
-	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "soft-reboot", "emergency", "rescue":
-		j.hit(c, "power-off", Risky, "%s %s stops or restarts the machine", name, verb)
-	case "start", "stop", "restart", "reload", "enable", "disable", "mask", "unmask", "kill", "link", "edit", "set-property", "daemon-reload", "isolate", "revert", "preset", "try-restart", "reload-or-restart", "delete", "create", "config", "set-default":
-		j.hit(c, "persistence", Risky, "%s %s changes services that run outside the sandbox", name, verb)
-	}
-}
-
-// container flags container runs that reach into the host.
-func (j *judge) container(c *shell.Command) {
-	args := c.Args
-	sub := ""
-	si := 0
-	for i := 1; i < len(args); i++ {
-		if !strings.HasPrefix(args[i].Value, "-") {
-			sub, si = args[i].Value, i
-			break
-		}
-	}
-	if sub == "compose" || sub == "container" {
-		for i := si + 1; i < len(args); i++ {
-			if !strings.HasPrefix(args[i].Value, "-") {
-				sub, si = args[i].Value, i
-				break
-			}
-		}
-	}
-	if !oneOf(sub, "run", "create", "exec") {
-		return
-	}
-	for i := si + 1; i < len(args); i++ {
-		a := args[i]
-		v := a.Value
-		if !strings.HasPrefix(v, "-") {
-			if sub != "exec" {
-				break // the image: what follows is the container's command
-			}
-			continue
-		}
-		name, val, hasVal := strings.Cut(v, "=")
-		value := func() shell.Word {
-			if hasVal {
-				return shell.Static(val)
-			}
-			if i+1 < len(args) {
-				i++
-				return args[i]
-			}
-			return shell.Word{}
-		}
-		switch name {
-		case "--privileged":
-			j.hit(c, "container-escape", Risky, "a privileged container controls the host")
-		case "--pid", "--ipc", "--uts", "--userns", "--cgroupns", "--net", "--network":
-			if w := value(); w.Value == "host" {
-				j.hit(c, "container-escape", Risky, "the container shares the host's %s namespace", strings.TrimPrefix(name, "--"))
-			}
-		case "--cap-add", "--device", "--security-opt":
-			w := value()
-			if name != "--security-opt" || strings.Contains(w.Value, "unconfined") || strings.Contains(w.Value, "disable") {
-				j.hit(c, "container-escape", Risky, "%s %s weakens the container's isolation", name, w.Value)
-			}
-		case "-v", "--volume", "--mount", "--rootfs":
-			w := value()
-			src := w.Value
-			if name == "--mount" {
-				for _, kv := range strings.Split(src, ",") {
-					if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
-						src = v
-					}
-				}
-			} else {
-				src, _, _ = strings.Cut(src, ":")
-			}
-			if w.Dynamic {
-				j.hit(c, "dynamic-target", NeedsConfirmation, "mounts %s into a container, a path only known at run time", w.Value)
-				continue
-			}
-			if !strings.HasPrefix(src, "/") && !strings.HasPrefix(src, "~") && !strings.HasPrefix(src, ".") {
-				continue // a named volume
-			}
-			if p, ok := j.env.resolve(c, shell.Static(src)); ok {
-				if strings.HasSuffix(p, "docker.sock") {
-					j.hit(c, "container-escape", Risky, "mounting the Docker socket gives the container control of the host")
-					continue
-				}
-				if kind, what := j.env.writeKind(p); kind != pathFine {
-					j.hit(c, "container-escape", Risky, "mounts %s into a container, which can then change it", what)
-				}
-			}
-		}
-	}
-}
-
-// registry flags reg delete/add on machine and user hives.
-func (j *judge) registry(c *shell.Command) {
-	args := c.Args
-	if len(args) < 3 {
-		return
-	}
-	op := strings.ToLower(args[1].Value)
-	key := strings.ToUpper(args[2].Value)
-	machine := strings.HasPrefix(key, "HKLM") || strings.HasPrefix(key, "HKEY_LOCAL_MACHINE") || strings.HasPrefix(key, `\\`)
-	user := strings.HasPrefix(key, "HKCU") || strings.HasPrefix(key, "HKEY_CURRENT_USER")
-	switch op {
-	case "delete":
-		if machine {
-			j.hit(c, "registry-system", Risky, "reg delete removes machine-wide registry keys")
-		} else if user {
-			j.hit(c, "registry-delete", NeedsConfirmation, "reg delete removes registry keys of the current user")
-		} else {
-			j.hit(c, "registry-system", Risky, "reg delete removes registry keys")
-		}
-	case "add", "import", "restore", "load", "copy":
-		if machine || op == "import" || op == "restore" || op == "load" {
-			j.hit(c, "registry-system", Risky, "reg %s changes machine-wide registry keys", op)
-		}
-	}
-}
-
-// invokeExpression judges PowerShell's Invoke-Expression.
-func (j *judge) invokeExpression(c *shell.Command) {
-	var t shell.Taint
-	dynamic := false
-	for _, a := range c.Args[1:] {
-		t |= a.Taint
-		if a.Dynamic {
-			dynamic = true
-		}
-	}
-	t |= c.Stdin.Taint
-	if t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
-		j.hitPipe(c, "pipe-to-shell", Risky, "Invoke-Expression runs code %s", taintText(t))
-		return
-	}
-	if dynamic || len(c.Args) == 1 {
-		j.hit(c, "eval", Risky, "Invoke-Expression runs text only known at run time")
-	}
-}
-
-// credentialCommand flags commands whose purpose is to print stored
-// credentials.
-func (j *judge) credentialCommand(c *shell.Command) {
-	args := c.Args
-	name := c.Name()
-	words := func(n int) string {
-		var ws []string
-		for _, a := range args[1:] {
-			if strings.HasPrefix(a.Value, "-") {
-				continue
-			}
-			ws = append(ws, a.Value)
-			if len(ws) == n {
-				break
-			}
-		}
-		return strings.Join(ws, " ")
-	}
-	hit := false
-	switch name {
-	case "gh":
-		w := words(2)
-		hit = w == "auth token" || (w == "auth status" && anyArgs.Has(args, "t", "show-token"))
-	case "gcloud":
-		w := words(3)
-		hit = strings.Contains(w, "print-access-token") || strings.Contains(w, "print-identity-token") || strings.HasPrefix(w, "config config-helper")
-	case "aws":
-		w := words(2)
-		hit = w == "configure get" || w == "configure export-credentials" || w == "sts get-session-token"
-	case "az":
-		hit = words(2) == "account get-access-token"
-	case "pass", "gopass":
-		w := words(1)
-		hit = w == "show" || (w != "" && !oneOf(w, "ls", "list", "find", "search", "init", "generate", "insert", "edit", "rm", "mv", "cp", "git", "help", "version", "grep"))
-	case "op":
-		w := words(2)
-		hit = strings.HasPrefix(w, "read") || w == "item get" || strings.HasPrefix(w, "inject")
-	case "secret-tool":
-		hit = words(1) == "lookup"
-	case "kubectl", "oc":
-		hit = words(2) == "config view" && anyArgs.Has(args, "", "raw", "flatten")
-	case "vault":
-		w := words(2)
-		hit = strings.HasPrefix(w, "read") || w == "kv get" || strings.HasPrefix(w, "token create")
-	case "gpg", "gpg2":
-		hit = anyArgs.Has(args, "", "export-secret-keys", "export-secret-subkeys", "export-ssh-key")
-	case "bw", "lpass", "keyring":
-		w := words(1)
-		hit = w == "get" || w == "show" || w == "export"
-	}
-	if strings.HasPrefix(name, "docker-credential-") && words(1) == "get" {
-		hit = true
-	}
-	if hit {
-		j.hit(c, "credential-path", Risky, "%s prints stored credentials", name)
-	}
-}
-
-// sedExec flags GNU sed's e command and s///e flag, which run shell
-// commands, and judges the files its w and r commands write and read.
-func (j *judge) sedExec(c *shell.Command) {
-	var scripts []shell.Word
-	hasE := false
-	for i := 1; i < len(c.Args); i++ {
-		a := c.Args[i]
-		v := a.Value
-		switch {
-		case (v == "-e" || v == "--expression") && i+1 < len(c.Args):
-			scripts = append(scripts, c.Args[i+1])
-			hasE = true
-			i++
-		case strings.HasPrefix(v, "--expression="):
-			scripts = append(scripts, shell.Word{Value: v[len("--expression="):], Dynamic: a.Dynamic, Prefix: strings.TrimPrefix(a.Prefix, "--expression=")})
-			hasE = true
-		case (v == "-f" || v == "--file") && i+1 < len(c.Args):
-			hasE = true
-			if isStdinPath(c, c.Args[i+1]) {
-				in := c.Stdin
-				if in.TextKnown {
-					scripts = append(scripts, shell.Static(in.Text))
-				} else {
-					scripts = append(scripts, shell.Word{Value: "-", Dynamic: true})
-				}
-			}
-			i++
-		case strings.HasPrefix(v, "--file="):
-			hasE = true
-		}
-	}
-	if !hasE {
-		if ops := (&shell.ArgSpec{Short: "efl", Long: []string{"expression", "file", "line-length"}}).Operands(c.Args); len(ops) > 0 {
-			scripts = append(scripts, ops[0])
-		}
-	}
-	for _, sw := range scripts {
-		if sw.Dynamic {
-			continue
-		}
-		cmds, writes, reads := shell.SedScript(sw.Value)
-		for _, cmdText := range cmds {
-			if cmdText == "" {
-				j.hit(c, "dynamic-command", NeedsConfirmation, "sed runs the pattern space as a shell command")
-				continue
-			}
-			opts := j.env.shellOptions()
-			if c.DirKnown {
-				opts.Cwd = c.Dir
-			}
-			j.nested(shell.Parse(cmdText, opts), "sed")
-		}
-		for _, w := range writes {
-			j.write(c, shell.Static(w), "sed w writes")
-		}
-		for _, r := range reads {
-			j.read(c, shell.Static(r))
-		}
-	}
-}
-
-// sedCommands returns the shell commands of a sed script's e commands
-// ("" for e without a command and for s///e, which run text from the
-// input).
-func sedCommands(script string) []string {
-	cmds, _, _ := shell.SedScript(script)
-	return cmds
-}
-
-// sedCommands returns the shell commands of a sed script's e commands
-// ("" for e without a command and for s///e, which run text from the
-// input).
-
-// policyVar reports whether an environment variable decides which
-// policy safeexec loads.
-func policyVar(name string) bool {
-	return strings.HasPrefix(name, "SAFEEXEC_") || name == "XDG_CONFIG_HOME" || name == "XDG_STATE_HOME" || name == "HOME"
-}
-
-// wsl flags running commands in a WSL distribution: they run in its own
-// virtual machine, outside the Windows sandbox, and as root with -u root.
-func (j *judge) wsl(c *shell.Command) {
-	args := c.Args
-	for i, a := range args[1:] {
-		v := strings.ToLower(a.Value)
-		if oneOf(v, "-l", "--list", "--status", "--version", "-v", "--help") {
-			return
-		}
-		if (v == "-u" || v == "--user") && i+2 < len(args) && args[i+2].Value == "root" {
-			j.hit(c, "sudo", Risky, "wsl -u root runs the command as root")
-		}
-		if !strings.HasPrefix(v, "-") || v == "-e" || v == "--exec" || v == "--" {
-			break
-		}
-	}
-	j.hit(c, "sandbox-escape", Risky, "wsl runs commands in a Linux virtual machine, outside the sandbox")
-}
-
-// macOpen flags macOS open asking Terminal (or another terminal) to run
-// something: it runs outside the sandbox.
-func (j *judge) macOpen(c *shell.Command) {
-	args := c.Args
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		l := strings.ToLower(a.Value)
-		if (l == "-a" || l == "-b") && i+1 < len(args) {
-			app := strings.ToLower(args[i+1].Value)
-			for _, t := range []string{"terminal", "iterm", "alacritty", "kitty", "wezterm", "warp", "hyper", "ghostty", "script editor", "automator"} {
-				if strings.Contains(app, t) {
-					j.hit(c, "sandbox-escape", Risky, "open %s runs commands in %s, outside the sandbox", a.Value, args[i+1].Value)
-					return
-				}
-			}
-			i++
-			continue
-		}
-		for _, ext := range []string{".command", ".tool", ".terminal", ".workflow", ".scpt", ".applescript"} {
-			if strings.HasSuffix(l, ext) {
-				j.hit(c, "sandbox-escape", Risky, "open %s runs it outside the sandbox", a.Value)
-				return
-			}
-		}
-	}
-}
-
-// systemAdmin flags changes to the running system that only root may
-// make: mounts, kernel modules and parameters, firewall rules, swap.
-func (j *judge) systemAdmin(c *shell.Command) {
-	args := c.Args
-	name := c.Name()
-	ops := (&shell.ArgSpec{Short: "tOoLUF"}).Operands(args)
-	changes := true
-	switch name {
-	case "mount", "swapon", "losetup":
-		changes = len(ops) > 0 && !anyArgs.Has(args, "lahs", "show", "list", "all", "help", "version") || anyArgs.Has(args, "", "bind", "rbind", "move", "remount")
-	case "sysctl":
-		changes = anyArgs.Has(args, "wp", "write", "load", "system")
-		for _, o := range ops {
-			if strings.Contains(o.Value, "=") {
-				changes = true
-			}
-		}
-	case "iptables", "ip6tables":
-		changes = anyArgs.Has(args, "ADIRFZNXPE", "append", "delete", "insert", "replace", "flush", "zero", "new-chain", "delete-chain", "policy", "rename-chain")
-	case "nft":
-		changes = len(ops) > 0 && !oneOf(ops[0].Value, "list", "describe", "monitor") || anyArgs.Has(args, "f", "file")
-	case "ufw", "firewall-cmd", "pfctl", "spctl", "csrutil", "nvram":
-		changes = len(ops) > 0 && !oneOf(ops[0].Value, "status", "show", "list", "app") || anyArgs.Has(args, "", "add-port", "add-service", "remove-port", "reload", "set-default-zone", "panic-on")
-	}
-	if changes {
-		j.hit(c, "sudo", Risky, "%s changes the running system, which needs root privileges", name)
-	}
-}
-
-// anyArgs reads the options of programs whose options are not described:
-// none takes a value unless the question says so.
-var anyArgs = &shell.ArgSpec{}
+// String is the rule's id.
+func (r ruleID) String() string { return rules[r].ID }

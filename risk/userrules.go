@@ -94,11 +94,11 @@ func (j *judge) userRules(prog *shell.Program) {
 			continue
 		}
 		if p, ok := firstMatch(deny, c); ok {
-			j.hit(c, "user-deny", Risky, "matches the deny rule %q", p)
+			j.hit(c, ruleUserDeny, "matches the deny rule %q", p)
 			continue
 		}
 		if p, ok := firstMatch(confirm, c); ok {
-			j.hit(c, "user-confirm", NeedsConfirmation, "matches the confirm rule %q", p)
+			j.hit(c, ruleUserConfirm, "matches the confirm rule %q", p)
 		}
 	}
 }
@@ -118,7 +118,7 @@ func (j *judge) allowRules(prog *shell.Program) (bool, []string) {
 		return false, nil
 	}
 	for _, rs := range j.reasons {
-		if rs.Rule == "user-deny" {
+		if rs.Rule == ruleUserDeny.String() {
 			return false, nil
 		}
 	}

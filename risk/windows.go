@@ -161,10 +161,10 @@ func (j *judge) registryWrite(c *shell.Command, w shell.Word) bool {
 	v = strings.TrimPrefix(v, `registry::`)
 	switch {
 	case strings.HasPrefix(v, "hklm:") || strings.HasPrefix(v, "hkey_local_machine"):
-		j.hit(c, "registry-system", Risky, "changes the machine-wide registry key %s", w.Value)
+		j.hit(c, ruleRegistrySystem, "changes the machine-wide registry key %s", w.Value)
 	case strings.HasPrefix(v, "hkcu:") || strings.HasPrefix(v, "hkey_current_user"):
 		if strings.Contains(v, `\currentversion\run`) || strings.Contains(v, `\winlogon`) || strings.Contains(v, `\image file execution options`) {
-			j.hit(c, "persistence", Risky, "changes %s, which starts programs at logon", w.Value)
+			j.hit(c, rulePersistence, "changes %s, which starts programs at logon", w.Value)
 		}
 	case strings.HasPrefix(v, "hk") && strings.Contains(v, ":"):
 	default:

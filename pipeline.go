@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -302,7 +301,7 @@ func (p *pipeline) sandboxPolicy() *sandbox.Policy {
 		Cwd:           p.req.Cwd,
 		WritableRoots: pol.AllowWrite,
 		DenyRead:      pol.DenyRead,
-		DenyWrite:     withAgentConfigs(pol.DenyWrite),
+		DenyWrite:     pol.DenyWrite,
 		Limits: sandbox.Limits{
 			Processes:  pol.Limits.Processes,
 			OpenFiles:  pol.Limits.OpenFiles,
@@ -312,36 +311,6 @@ func (p *pipeline) sandboxPolicy() *sandbox.Policy {
 		SafeexecPath: p.self(),
 		CacheDir:     p.cacheDir(),
 	}
-}
-
-// agentConfigs are project files that coding agents and editors read
-// when they open the project, on the host and outside any sandbox, and
-// from which they run commands: hooks, status-line and key-helper commands
-// (.claude), MCP servers (.gemini, .cursor, .vscode, .codex), tasks run
-// when a folder opens and tool paths (.vscode). A command that plants one
-// has escaped the sandbox as soon as the agent or editor starts again,
-// just as with .mcp.json; so they are protected like the deny_write
-// list, in every writable root, whatever the config says.
-//
-// When a writable root is the home directory, the user's git config (which
-// names commands as .git/config does) and the places a login session
-// starts programs from are the same kind of file.
-var agentConfigs = []string{
-	".claude/settings.json", ".claude/settings.local.json",
-	".gemini/settings.json", ".cursor/mcp.json", ".codex/config.toml",
-	".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json",
-	".gitconfig", ".config/git/config", ".config/autostart", ".config/systemd/user",
-}
-
-// withAgentConfigs returns denyWrite with agentConfigs added.
-func withAgentConfigs(denyWrite []string) []string {
-	out := append([]string(nil), denyWrite...)
-	for _, a := range agentConfigs {
-		if !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // cacheDir is safeexec's own directory for the tools' caches

@@ -148,7 +148,7 @@ func riskContext(pol *configs.Effective, cwd, home string, env []string, sandbox
 		Home:           home,
 		WritableRoots:  pol.AllowWrite,
 		SensitivePaths: pol.DenyRead,
-		ProtectedPaths: withAgentConfigs(pol.DenyWrite),
+		ProtectedPaths: pol.DenyWrite,
 		Sandboxed:      sandboxed,
 		Rules: risk.Rules{
 			Allow:   pol.RulesAllow,

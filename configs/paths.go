@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -29,8 +30,9 @@ type expander struct {
 }
 
 // lookupVar resolves $NAME inside a path entry. HOME is the home directory
-// Load was given; TMPDIR and the XDG base directories fall back to their
-// documented defaults; any other variable must be set.
+// Load was given; TMPDIR and the XDG base directories (XDG_RUNTIME_DIR
+// included) fall back to their documented defaults; any other variable
+// must be set.
 func (x *expander) lookupVar(name string) (string, bool) {
 	if name == "HOME" {
 		return x.home, x.home != ""
@@ -54,6 +56,9 @@ func (x *expander) lookupVar(name string) (string, bool) {
 		return filepath.Join(x.home, ".cache"), true
 	case "XDG_DATA_HOME":
 		return filepath.Join(x.home, ".local", "share"), true
+	case "XDG_RUNTIME_DIR":
+		// Where systemd puts it; a path that does not exist masks nothing.
+		return fmt.Sprintf("/run/user/%d", os.Getuid()), true
 	}
 	return "", false
 }

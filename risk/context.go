@@ -25,11 +25,14 @@ type Context struct {
 	// command write to. Writes elsewhere are judged as writes outside the
 	// roots.
 	WritableRoots []string
-	// SensitivePaths are absolute credential paths (the deny_read list):
-	// reading or writing them is risky.
+	// SensitivePaths are absolute credential paths: reading or writing them
+	// is risky. They are the sandbox's deny_read list (configs.Effective
+	// DenyRead); the classifier has no list of its own, so an empty one
+	// means no credential paths.
 	SensitivePaths []string
-	// ProtectedPaths are the deny_write entries: absolute paths, or names
-	// relative to each writable root (".git/hooks", ".env").
+	// ProtectedPaths are the deny_write entries (configs.Effective
+	// DenyWrite): absolute paths, or names relative to each writable root
+	// (".git/hooks", ".env"). Empty means none.
 	ProtectedPaths []string
 	// Sandboxed is true when a sandbox backend will confine the command.
 	// When false every command is at least needs_confirmation.

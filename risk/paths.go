@@ -40,18 +40,6 @@ var builtinSecrets = map[string][]string{
 	"windows": {"c:/windows/system32/config/sam", "c:/windows/system32/config/system", "c:/windows/system32/config/security", "c:/windows/ntds"},
 }
 
-// defaultSensitive are home-relative credential locations used when the
-// context gives none (DESIGN §3 deny_read).
-var defaultSensitive = []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube", ".npmrc", ".netrc",
-	".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub", ".gitconfig.local", ".bash_history",
-	".zsh_history", ".env", ".credentials", ".password-store", ".config/safeexec", ".local/state/safeexec",
-	".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".azure", ".terraform.d/credentials.tfrc.json",
-	"Library/Keychains", ".vault-token", ".config/op", ".pgpass", ".my.cnf"}
-
-// defaultProtected are deny_write entries relative to every writable root
-// when the context gives none.
-var defaultProtected = []string{".env", ".envrc", ".git/hooks", ".git/config", ".safeexec.toml", ".bashrc", ".zshrc", ".profile", ".mcp.json"}
-
 // devOK are device paths that are always fine to write to.
 var devOK = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true,
 	"/dev/zero": true, "/dev/stdin": true, "/dev/random": true, "/dev/urandom": true, "/dev/full": true, "/dev/ptmx": true}
@@ -89,26 +77,20 @@ func newEnv(c *Context) *env {
 			}
 		}
 	}
-	switch {
-	case c.SensitivePaths != nil && allClean(c.SensitivePaths):
+	// The credential list is the caller's (configs' deny_read): the
+	// classifier has none of its own, so it can never disagree with what
+	// the sandbox masks.
+	if allClean(c.SensitivePaths) {
 		e.sensitive = c.SensitivePaths
-	case c.SensitivePaths != nil:
+	} else {
 		for _, s := range c.SensitivePaths {
 			if s = e.expand(s); s != "" {
 				e.sensitive = append(e.sensitive, s)
 			}
 		}
-	case e.home != "":
-		for _, s := range defaultSensitive {
-			e.sensitive = append(e.sensitive, path.Join(e.home, s))
-		}
 	}
 	e.secrets = builtinSecrets[e.platformKey()]
-	prot := c.ProtectedPaths
-	if prot == nil {
-		prot = defaultProtected
-	}
-	for _, p := range prot {
+	for _, p := range c.ProtectedPaths {
 		if strings.HasPrefix(p, "~") || path.IsAbs(p) || isWinAbs(p) {
 			if a := e.expand(p); a != "" {
 				e.protAbs = append(e.protAbs, a)

@@ -1,6 +1,9 @@
 #!/bin/sh
-# Whole-process overhead of safeexec over bare bwrap. Extra arguments go to
-# the harness, e.g. bench/overhead.sh -n 500 -flags "--mode strict --no-network".
+# Whole-process overhead of safeexec over bare bwrap, in interleaved rounds
+# (median of per-round ratios). Extra arguments go to the harness, e.g.
+#   bench/overhead.sh -n 500 -flags "--mode strict --no-network"
+#   bench/overhead.sh -user nobody -flags ""     # non-root, network on
+#   bench/overhead.sh -rss 20                    # safeexec's own peak RSS
 set -e
 cd "$(dirname "$0")/.."
 exec go run ./bench/overhead "$@"

@@ -1,8 +1,12 @@
 // Command overhead measures what safeexec adds to a command: it runs
-// `safeexec -- true` and the same bare bwrap command alternately, many
-// times, and prints both medians and their ratio.
+// `safeexec -- true` and the same bare bwrap command in interleaved rounds
+// (A B, B A, A B, ...), and prints the median of the per-round ratios A/B
+// next to both medians. Pairing each run with its neighbour keeps the ratio
+// meaningful while the machine's speed drifts under other load.
 //
 //	go run ./bench/overhead -n 200
+//	go run ./bench/overhead -user nobody -flags ""      # non-root, network on (the bridge)
+//	go run ./bench/overhead -rss 20                      # safeexec's own peak RSS (VmHWM)
 package main
 
 import (
@@ -10,40 +14,64 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
 func main() {
-	n := flag.Int("n", 200, "runs of each")
-	bin := flag.String("bin", "", "safeexec binary (default: build one)")
+	n := flag.Int("n", 200, "rounds (each runs safeexec once and bare bwrap once)")
+	bin := flag.String("bin", "", "safeexec binary (default: build one the way the README says)")
 	extra := flag.String("flags", "--no-network", "flags given to safeexec before --")
+	as := flag.String("user", "", "run both as this user (name or uid; needs root), e.g. nobody")
+	rss := flag.Int("rss", 0, "also measure safeexec's peak RSS (VmHWM, read from /proc as it exits) over this many runs")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "safeexec-overhead-")
 	check(err)
 	defer os.RemoveAll(tmp)
+	check(os.Chmod(tmp, 0o755))
 	if *bin == "" {
 		*bin = filepath.Join(tmp, "safeexec")
-		cmd := exec.Command("go", "build", "-o", *bin, "./cmd/safeexec")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			fail("build safeexec: %v\n%s", err, out)
+		build(*bin, "./cmd/safeexec")
+	}
+	var cred *syscall.Credential
+	if *as != "" {
+		cred = credential(*as)
+		// The binary must be where the user can run it.
+		if !strings.HasPrefix(*bin, tmp+"/") {
+			b := filepath.Join(tmp, "safeexec")
+			copyFile(*bin, b)
+			*bin = b
+		}
+		for _, sib := range []string{"safeexec-bridge"} {
+			if src := filepath.Join(filepath.Dir(*bin), sib); exists(src) {
+				copyFile(src, filepath.Join(tmp, sib))
+			}
 		}
 	}
+
 	work := filepath.Join(tmp, "work")
 	home := filepath.Join(tmp, "home")
-	check(os.MkdirAll(work, 0o755))
-	check(os.MkdirAll(home, 0o755))
 	env := append(os.Environ(),
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
+		"XDG_RUNTIME_DIR=",
 	)
+	for _, d := range []string{work, home, filepath.Join(tmp, "config"), filepath.Join(tmp, "state"), filepath.Join(tmp, "cache")} {
+		check(os.MkdirAll(d, 0o755))
+		if cred != nil {
+			check(os.Chown(d, int(cred.Uid), int(cred.Gid)))
+		}
+	}
+	r := &runner{env: env, dir: work, cred: cred}
 
 	flags := strings.Fields(*extra)
 	se := append([]string{*bin}, flags...)
@@ -51,43 +79,103 @@ func main() {
 	// The bare command is the bwrap command line safeexec itself runs
 	// (read from /proc while it runs a sleep), with the same namespaces,
 	// mounts and masks, minus the descriptors only safeexec can supply
-	// (status, seccomp filter).
-	bare, err := bwrapLine(append(append([]string{*bin}, flags...), "--", "sleep", "5"), env, work)
+	// (status, seccomp filter) and the binds of its per-run proxy
+	// directory, which is gone by then.
+	bare, err := r.bwrapLine(append(append([]string{*bin}, flags...), "--", "sleep", "5"))
 	check(err)
 	bare = append(bare, "true")
-	fmt.Printf("bare bwrap: %d arguments (the same command line as safeexec's, without its descriptors)\n", len(bare))
+	who := "root"
+	if cred != nil {
+		who = fmt.Sprintf("uid %d", cred.Uid)
+	}
+	fmt.Printf("load:       %s\n", loadavg())
+	fmt.Printf("bare bwrap: %d arguments (safeexec's command line without its descriptors), as %s\n", len(bare), who)
 
 	for _, argv := range [][]string{se, bare} { // warm up and check both work
-		if out, err := runOnce(argv, env, work); err != nil {
+		if out, err := r.output(argv); err != nil {
 			fail("%s: %v\n%s", strings.Join(argv, " "), err, out)
 		}
 	}
-	var a, b []time.Duration
-	for i := 0; i < *n; i++ {
-		first, second := se, bare
-		if i%2 == 1 {
-			first, second = bare, se
+
+	a, b := interleave(*n, func() time.Duration { return r.timed(se) }, func() time.Duration { return r.timed(bare) })
+	report(fmt.Sprintf("safeexec %s -- true", *extra), a, b)
+
+	if *rss > 0 {
+		var peaks []int
+		for i := 0; i < *rss; i++ {
+			kb, err := r.peakRSS(se)
+			check(err)
+			peaks = append(peaks, kb)
 		}
-		d1 := timed(first, env, work)
-		d2 := timed(second, env, work)
-		if i%2 == 1 {
-			d1, d2 = d2, d1
-		}
-		a, b = append(a, d1), append(b, d2)
+		sort.Ints(peaks)
+		fmt.Printf("peak RSS of safeexec (VmHWM at exit, %d runs): median %.1f MiB, max %.1f MiB\n",
+			len(peaks), float64(peaks[len(peaks)/2])/1024, float64(peaks[len(peaks)-1])/1024)
 	}
-	ma, mb := median(a), median(b)
-	fmt.Printf("runs:            %d each, alternating\n", *n)
-	fmt.Printf("safeexec %s -- true: median %v  p90 %v\n", *extra, ma, pct(a, 0.9))
-	fmt.Printf("bare bwrap -- true:   median %v  p90 %v\n", mb, pct(b, 0.9))
-	fmt.Printf("ratio (medians):      %.2fx  (+%v)\n", float64(ma)/float64(mb), ma-mb)
+}
+
+// interleave runs a and b n times each, alternating which goes first.
+func interleave(n int, a, b func() time.Duration) (da, db []time.Duration) {
+	for i := 0; i < n; i++ {
+		var x, y time.Duration
+		if i%2 == 0 {
+			x = a()
+			y = b()
+		} else {
+			y = b()
+			x = a()
+		}
+		da, db = append(da, x), append(db, y)
+	}
+	return da, db
+}
+
+func report(name string, a, b []time.Duration) {
+	ratios := make([]float64, len(a))
+	diffs := make([]time.Duration, len(a))
+	for i := range a {
+		ratios[i] = float64(a[i]) / float64(b[i])
+		diffs[i] = a[i] - b[i]
+	}
+	sort.Float64s(ratios)
+	fmt.Printf("rounds:               %d, alternating order\n", len(a))
+	fmt.Printf("%s: median %v  p90 %v\n", name, pct(a, 0.5), pct(a, 0.9))
+	fmt.Printf("bare bwrap -- true: median %v  p90 %v\n", pct(b, 0.5), pct(b, 0.9))
+	fmt.Printf("ratio (median of per-round ratios): %.2fx  [p25 %.2fx, p75 %.2fx]  (+%v per command)\n",
+		ratios[len(ratios)/2], ratios[len(ratios)/4], ratios[len(ratios)*3/4], pct(diffs, 0.5))
+	fmt.Printf("load:       %s\n", loadavg())
+}
+
+type runner struct {
+	env  []string
+	dir  string
+	cred *syscall.Credential
+}
+
+func (r *runner) command(argv []string) *exec.Cmd {
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env, c.Dir = r.env, r.dir
+	if r.cred != nil {
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	}
+	return c
+}
+
+func (r *runner) output(argv []string) ([]byte, error) { return r.command(argv).CombinedOutput() }
+
+func (r *runner) timed(argv []string) time.Duration {
+	c := r.command(argv)
+	t := time.Now()
+	if err := c.Run(); err != nil {
+		fail("%s: %v", strings.Join(argv, " "), err)
+	}
+	return time.Since(t)
 }
 
 // bwrapLine starts argv (safeexec running a sleep), reads the command line
 // of the bwrap it starts, and returns it up to and including the "--" that
 // ends bwrap's options.
-func bwrapLine(argv, env []string, dir string) ([]string, error) {
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Env, c.Dir = env, dir
+func (r *runner) bwrapLine(argv []string) ([]string, error) {
+	c := r.command(argv)
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
@@ -107,7 +195,7 @@ func bwrapLine(argv, env []string, dir string) ([]string, error) {
 				continue
 			}
 			f := strings.Fields(s[i+1:])
-			if len(f) < 2 || f[1] != fmt.Sprint(c.Process.Pid) {
+			if len(f) < 2 || f[1] != strconv.Itoa(c.Process.Pid) {
 				continue
 			}
 			raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
@@ -121,6 +209,11 @@ func bwrapLine(argv, env []string, dir string) ([]string, error) {
 				case "--json-status-fd", "--seccomp", "--add-seccomp-fd", "--sync-fd", "--block-fd", "--info-fd":
 					j++
 					continue
+				case "--ro-bind", "--bind", "--ro-bind-try", "--bind-try":
+					if j+2 < len(args) && strings.Contains(args[j+1], "safeexec-net-") {
+						j += 2 // the run's proxy sockets, gone when it ends
+						continue
+					}
 				case "--":
 					return append(out, "--"), nil
 				}
@@ -133,23 +226,118 @@ func bwrapLine(argv, env []string, dir string) ([]string, error) {
 	return nil, fmt.Errorf("safeexec started no bwrap within 10s")
 }
 
-func runOnce(argv, env []string, dir string) ([]byte, error) {
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Env, c.Dir = env, dir
-	return c.CombinedOutput()
-}
-
-func timed(argv, env []string, dir string) time.Duration {
-	c := exec.Command(argv[0], argv[1:]...)
-	c.Env, c.Dir = env, dir
-	t := time.Now()
-	if err := c.Run(); err != nil {
-		fail("%s: %v", strings.Join(argv, " "), err)
+// peakRSS runs argv under ptrace, stops it when it exits (PTRACE_EVENT_EXIT,
+// while its memory still exists) and reads VmHWM from /proc: the peak
+// resident set of safeexec itself, without the floor a measuring tool's
+// own fork would add to ru_maxrss.
+func (r *runner) peakRSS(argv []string) (int, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := r.command(argv)
+	if c.SysProcAttr == nil {
+		c.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	return time.Since(t)
+	c.SysProcAttr.Ptrace = true
+	if err := c.Start(); err != nil {
+		return 0, err
+	}
+	pid := c.Process.Pid
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil { // the exec stop
+		return 0, err
+	}
+	const traceClone, traceExit = 0x8, 0x40 // PTRACE_O_TRACECLONE, PTRACE_O_TRACEEXIT
+	if err := syscall.PtraceSetOptions(pid, traceClone|traceExit); err != nil {
+		return 0, err
+	}
+	syscall.PtraceCont(pid, 0)
+	peak := 0
+	for {
+		const wall = 0x40000000 // __WALL: the threads too
+		wpid, err := syscall.Wait4(-1, &ws, wall, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return peak, err
+		}
+		if ws.Exited() || ws.Signaled() {
+			if wpid == pid {
+				c.Process.Release()
+				if peak == 0 {
+					return 0, fmt.Errorf("no exit stop seen")
+				}
+				return peak, nil
+			}
+			continue
+		}
+		if !ws.Stopped() {
+			continue
+		}
+		sig := ws.StopSignal()
+		if sig == syscall.SIGTRAP && ws.TrapCause() == 6 { // PTRACE_EVENT_EXIT
+			if kb := vmHWM(pid); kb > peak {
+				peak = kb
+			}
+			sig = 0
+		} else if sig == syscall.SIGTRAP || sig == syscall.SIGSTOP {
+			sig = 0 // clone events, new threads' first stop
+		}
+		syscall.PtraceCont(wpid, int(sig))
+	}
 }
 
-func median(d []time.Duration) time.Duration { return pct(d, 0.5) }
+func vmHWM(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return kb
+		}
+	}
+	return 0
+}
+
+func credential(name string) *syscall.Credential {
+	uid, err := strconv.Atoi(name)
+	gid := uid
+	if err != nil {
+		u, err := user.Lookup(name)
+		check(err)
+		uid, _ = strconv.Atoi(u.Uid)
+		gid, _ = strconv.Atoi(u.Gid)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
+}
+
+func build(out, pkg string) {
+	// The build the README's install section describes.
+	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		fail("build %s: %v\n%s", pkg, err, b)
+	}
+}
+
+func copyFile(src, dst string) {
+	b, err := os.ReadFile(src)
+	check(err)
+	check(os.WriteFile(dst, b, 0o755))
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
 
 func pct(d []time.Duration, p float64) time.Duration {
 	s := append([]time.Duration(nil), d...)

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -33,13 +34,20 @@ type agentInner struct {
 	output string
 }
 
+// The agents' wrapper shapes are compiled on first use: most commands are
+// not wrapped, and a run should not pay for them at start-up.
 var (
-	claudeCwdFile   = regexp.MustCompile(`^claude-[0-9a-f]+-cwd$`)
-	claudeSnapshot  = regexp.MustCompile(`/shell-snapshots/snapshot-(bash|zsh|sh)-[0-9]+-[0-9a-z]+\.sh$`)
-	geminiPgrepFile = regexp.MustCompile(`^shell_pgrep_[0-9a-f]+\.tmp$`)
-	zshNoOption     = regexp.MustCompile(`^NO_[A-Z_]+$`)
+	claudeCwdFile   = lazyRegexp(`^claude-[0-9a-f]+-cwd$`)
+	claudeSnapshot  = lazyRegexp(`/shell-snapshots/snapshot-(bash|zsh|sh)-[0-9]+-[0-9a-z]+\.sh$`)
+	geminiPgrepFile = lazyRegexp(`^shell_pgrep_[0-9a-f]+\.tmp$`)
+	zshNoOption     = lazyRegexp(`^NO_[A-Z_]+$`)
 	bunOptions      = `export BUN_OPTIONS="--smol${BUN_OPTIONS:+ $BUN_OPTIONS}"`
 )
+
+// lazyRegexp returns src compiled once, when first called.
+func lazyRegexp(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+}
 
 func (p *parser) agentShape(f *syntax.File, src string) (*agentInner, string) {
 	if f == nil {
@@ -58,14 +66,14 @@ func (p *parser) agentShape(f *syntax.File, src string) (*agentInner, string) {
 }
 
 // macTempDir is the per-user temporary directory of macOS.
-var macTempDir = regexp.MustCompile(`^/(private/)?var/folders/[^/]+/[^/]+/T$`)
+var macTempDir = lazyRegexp(`^/(private/)?var/folders/[^/]+/[^/]+/T$`)
 
 // tempDir reports whether the agents' wrappers may write their own files
 // to dir: a temporary directory, not a place a look-alike could use to
 // write somewhere that matters.
 func (p *parser) tempDir(dir string) bool {
 	dir = path.Clean(dir)
-	if dir == "/tmp" || dir == "/private/tmp" || macTempDir.MatchString(dir) {
+	if dir == "/tmp" || dir == "/private/tmp" || macTempDir().MatchString(dir) {
 		return true
 	}
 	if t := p.opts.Env["TMPDIR"]; t != "" && path.IsAbs(t) && path.Clean(t) == dir {
@@ -175,7 +183,7 @@ func claudePwd(st *syntax.Stmt) (string, bool) {
 		return "", false
 	}
 	t, ok := litWord(r.Word)
-	if !ok || !path.IsAbs(t) || !claudeCwdFile.MatchString(path.Base(t)) {
+	if !ok || !path.IsAbs(t) || !claudeCwdFile().MatchString(path.Base(t)) {
 		return "", false
 	}
 	return path.Clean(t), true
@@ -228,7 +236,7 @@ func (p *parser) isSnapshotSource(st *syntax.Stmt) bool {
 	if !ok || len(ws) != 2 || (ws[0] != "source" && ws[0] != ".") {
 		return false
 	}
-	if !claudeSnapshot.MatchString(ws[1]) || !path.IsAbs(ws[1]) && !strings.HasPrefix(ws[1], "~/") {
+	if !claudeSnapshot().MatchString(ws[1]) || !path.IsAbs(ws[1]) && !strings.HasPrefix(ws[1], "~/") {
 		return false
 	}
 	if !p.snapshotTrusted(ws[1]) {
@@ -329,7 +337,7 @@ func isOptionReset(st *syntax.Stmt) bool {
 		return true
 	case ws[0] == "setopt" && len(ws) > 1:
 		for _, w := range ws[1:] {
-			if !zshNoOption.MatchString(w) {
+			if !zshNoOption().MatchString(w) {
 				return false
 			}
 		}
@@ -370,7 +378,7 @@ func geminiShape(stmts []*syntax.Stmt, src string) *agentInner {
 	}
 	r := pg.Redirs[0]
 	t, ok := litWord(r.Word)
-	if r.Op != syntax.RdrOut || r.N != nil || !ok || !path.IsAbs(t) || !geminiPgrepFile.MatchString(path.Base(t)) {
+	if r.Op != syntax.RdrOut || r.N != nil || !ok || !path.IsAbs(t) || !geminiPgrepFile().MatchString(path.Base(t)) {
 		return nil
 	}
 	if len(pg.Redirs) == 2 && !redirIs(pg.Redirs[1], "2>&1") {

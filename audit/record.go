@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/user"
 	"strconv"
 	"sync"
 	"time"
@@ -197,9 +196,11 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// userName is the name of the user running safeexec: the account's name
+// (lookupUserName), else what the environment says, else the numeric uid.
 var userName = sync.OnceValue(func() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
+	if name := lookupUserName(); name != "" {
+		return name
 	}
 	for _, v := range []string{"USER", "USERNAME", "LOGNAME"} {
 		if s := os.Getenv(v); s != "" {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Mask replaces every redacted secret.
@@ -65,8 +66,15 @@ func replaceSecrets(s string, secrets []string) string {
 // substring test in front of the regular expression (empty: always run).
 type tokenRule struct {
 	pre  []string
-	re   *regexp.Regexp
+	re   func() *regexp.Regexp
 	repl func(m []string) string
+}
+
+// lazyRegexp compiles src the first time it is needed: most records hold
+// no credential-shaped text, and a run should not pay for compiling every
+// pattern at start-up.
+func lazyRegexp(src string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
 }
 
 // keep1 keeps the first group (what kind of secret it was) and masks the
@@ -87,10 +95,10 @@ var authSchemes = map[string]bool{
 
 var tokenRules = []tokenRule{
 	// Passwords in URLs: keep scheme://user: and the @host.
-	{[]string{"://"}, regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s:@'"]*:)[^/?#\s'"]*@`),
+	{[]string{"://"}, lazyRegexp(`([A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s:@'"]*:)[^/?#\s'"]*@`),
 		func(m []string) string { return m[1] + Mask + "@" }},
 	// Authorization headers: keep the name and the scheme.
-	{[]string{"authorization"}, regexp.MustCompile(`((?i:\b(?:proxy-)?authorization)\s*[:=]\s*)([^\s'"]+)(\s+[^\s'"]+)?`),
+	{[]string{"authorization"}, lazyRegexp(`((?i:\b(?:proxy-)?authorization)\s*[:=]\s*)([^\s'"]+)(\s+[^\s'"]+)?`),
 		func(m []string) string {
 			if authSchemes[strings.ToLower(m[2])] {
 				if m[3] == "" {
@@ -101,19 +109,19 @@ var tokenRules = []tokenRule{
 			return m[1] + Mask + m[3]
 		}},
 	// API-key style headers.
-	{[]string{"key", "token", "cookie"}, regexp.MustCompile(`((?i:\b(?:x-api-key|api-key|x-auth-token|private-token|x-goog-api-key|cookie)\s*:\s*))[^\s'"]+`), keep1},
-	{[]string{"bearer"}, regexp.MustCompile(`((?i:\bbearer)\s+)[A-Za-z0-9._~+/=\-]{8,}`), keep1},
+	{[]string{"key", "token", "cookie"}, lazyRegexp(`((?i:\b(?:x-api-key|api-key|x-auth-token|private-token|x-goog-api-key|cookie)\s*:\s*))[^\s'"]+`), keep1},
+	{[]string{"bearer"}, lazyRegexp(`((?i:\bbearer)\s+)[A-Za-z0-9._~+/=\-]{8,}`), keep1},
 	// Tokens with a recognisable prefix.
 	{[]string{"gh", "github_pat_", "glpat-", "sk-", "sk_", "rk_", "xox", "xapp-", "npm_", "hf_", "pypi-", "aiza"},
-		regexp.MustCompile(`(?:^|[^A-Za-z0-9_\-])((?:gh[pousr]_|github_pat_|glpat-|sk-ant-|sk-proj-|sk-|sk_live_|rk_live_|sk_test_|xox[abprs]-|xapp-|npm_|hf_|pypi-|AIza))[A-Za-z0-9_\-]{16,}`),
+		lazyRegexp(`(?:^|[^A-Za-z0-9_\-])((?:gh[pousr]_|github_pat_|glpat-|sk-ant-|sk-proj-|sk-|sk_live_|rk_live_|sk_test_|xox[abprs]-|xapp-|npm_|hf_|pypi-|AIza))[A-Za-z0-9_\-]{16,}`),
 		keepPrefix},
-	{[]string{"akia", "asia"}, regexp.MustCompile(`(?:^|[^A-Za-z0-9])((?:AKIA|ASIA))[0-9A-Z]{16}\b`),
+	{[]string{"akia", "asia"}, lazyRegexp(`(?:^|[^A-Za-z0-9])((?:AKIA|ASIA))[0-9A-Z]{16}\b`),
 		keepPrefix},
 	// JSON Web Tokens.
-	{[]string{"eyj"}, regexp.MustCompile(`(?:^|[^A-Za-z0-9_\-])(eyJ)[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`),
+	{[]string{"eyj"}, lazyRegexp(`(?:^|[^A-Za-z0-9_\-])(eyJ)[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*`),
 		keepPrefix},
 	// PEM private keys.
-	{[]string{"private key-----"}, regexp.MustCompile(`(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
+	{[]string{"private key-----"}, lazyRegexp(`(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
 		func(m []string) string { return m[1] + Mask + m[2] }},
 }
 
@@ -140,7 +148,7 @@ func redactTokens(s string) string {
 				continue
 			}
 		}
-		re, repl := rule.re, rule.repl
+		re, repl := rule.re(), rule.repl
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
 			return repl(re.FindStringSubmatch(m))
 		})

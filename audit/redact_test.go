@@ -185,3 +185,13 @@ func BenchmarkRedact(b *testing.B) {
 		}
 	})
 }
+
+// TestTokenPatternsCompile compiles every credential pattern: they are
+// compiled lazily, on the first record that could hold one.
+func TestTokenPatternsCompile(t *testing.T) {
+	for i, r := range tokenRules {
+		if r.re() == nil || len(r.pre) == 0 {
+			t.Errorf("rule %d: no pattern or no prefilter", i)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -161,7 +162,9 @@ var keyTypes = map[string]string{
 	"limits":                  "a table",
 }
 
-var mismatchRE = regexp.MustCompile(`cannot decode TOML (\S+) into`)
+// mismatchRE reads go-toml's type mismatch message; compiled only when a
+// config has such an error.
+var mismatchRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cannot decode TOML (\S+) into`) })
 
 // readFile reads a config file, refusing anything that is not a regular
 // file (a FIFO would block) or that is unreasonably large.
@@ -218,7 +221,7 @@ func decodeError(path string, err error) error {
 		line, col := de.Position()
 		key := strings.Join(de.Key(), ".")
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := mismatchRE.FindStringSubmatch(msg); m != nil && key != "" {
+		if m := mismatchRE().FindStringSubmatch(msg); m != nil && key != "" {
 			want := keyTypes[key]
 			if want == "" {
 				want = "another type"

@@ -109,15 +109,26 @@ func detectBwrap() (Backend, Report, error) {
 			}
 		}
 	}
+	be := &bwrapBackend{path: path}
+	check := Check{Name: "user namespaces", OK: true}
 	if underSeccomp() {
-		if err := probeUserns(); err != nil {
-			return fail(Check{Name: "user namespaces", Detail: "creating a user namespace failed: " + err.Error() + " (a container's seccomp profile?)",
-				Fix: "run the container with a profile that allows user namespaces (e.g. --security-opt seccomp=unconfined), or use the landlock backend"})
+		// Only trying tells; a success is remembered for the boot.
+		cache := newUsernsCache()
+		if cache.hit() {
+			be.probe = cache
+			check.Detail = "a probe succeeded earlier in this boot"
+		} else {
+			if err := probeUserns(); err != nil {
+				return fail(Check{Name: "user namespaces", Detail: "creating a user namespace failed: " + err.Error() + " (a container's seccomp profile?)",
+					Fix: "run the container with a profile that allows user namespaces (e.g. --security-opt seccomp=unconfined), or use the landlock backend"})
+			}
+			cache.remember()
+			check.Detail = "probed: a user namespace could be created"
 		}
 	}
-	r.Checks = append(r.Checks, Check{Name: "user namespaces", OK: true})
+	r.Checks = append(r.Checks, check)
 	r.Reason = "bwrap found at " + path + " and user namespaces are available"
-	return &bwrapBackend{path: path}, r, nil
+	return be, r, nil
 }
 
 func seccompArchName() string {
@@ -138,21 +149,8 @@ func underSeccomp() bool {
 	return err != nil || mode != 0 // an error: cannot tell, probe
 }
 
-// probeUserns creates the namespaces bwrap needs in a child that then fails
-// to exec "/" on purpose: EACCES from exec means the clone worked.
-func probeUserns() error {
-	_, err := syscall.ForkExec("/", []string{"safeexec-userns-probe"}, &syscall.ProcAttr{
-		Sys: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS |
-			syscall.CLONE_NEWPID | syscall.CLONE_NEWNET | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS},
-	})
-	if errors.Is(err, syscall.EACCES) {
-		return nil
-	}
-	if err == nil {
-		return errors.New("probe unexpectedly ran")
-	}
-	return err
-}
+// errProbeRan means the probe's exec of "/" succeeded, which it cannot.
+var errProbeRan = errors.New("probe unexpectedly ran")
 
 // deepCheckBwrap adds what only running bwrap tells: its version, and
 // whether a real sandbox with the seccomp filter starts.
@@ -195,6 +193,9 @@ var seccompTestOverride []byte
 
 type bwrapBackend struct {
 	path string
+	// probe is the remembered probe result Detect relied on, if any: it
+	// is forgotten when bwrap then cannot create the sandbox.
+	probe *usernsCache
 }
 
 func (*bwrapBackend) Name() string { return "bwrap" }
@@ -356,6 +357,9 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		// a mount that failed, a bad option. Its message is on stderr.
 		closeAll(blockW)
 		st, _ := proc.Wait()
+		if b.probe != nil {
+			b.probe.forget()
+		}
 		return nil, fmt.Errorf("sandbox bwrap: could not create the sandbox (bwrap exit status %d; its message is above): %w",
 			st.ExitCode, ErrUnavailable)
 	}

@@ -63,6 +63,14 @@
 // $HOME is elsewhere (sudo keeping a user's $HOME) and no writable root
 // lies in it; /proc/sys is bound read-only.
 //
+// Detection reads a few files and starts no process, except under a
+// seccomp filter (a container), where only creating a user namespace
+// tells whether bwrap can: that probe's success is remembered for the rest
+// of the boot in $XDG_RUNTIME_DIR/safeexec (else ~/.cache/safeexec), keyed
+// by boot, user, user and mount namespaces and the seccomp state. Only a
+// success is kept, and all it does is let bwrap try: if the namespaces are
+// refused after all, the run is refused and the entry forgotten.
+//
 // Signals: bwrap does not forward them and --new-session detaches the
 // command from the terminal, so [Process] Signal sends the signal to the
 // process group of the sandbox's init, which the command shares; init

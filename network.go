@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
@@ -55,7 +56,7 @@ func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error 
 		// Allowed loopback ports (a dev server on the host) are forwarded
 		// into the sandbox: there "localhost" is the sandbox's own.
 		fwd := m.LoopbackForwards()
-		sp.Network.Bridge = append([]string{p.self(), "__bridge"}, netallow.BridgeArgs(prx.HTTPSocket(), prx.SOCKSSocket(), fwd...)...)
+		sp.Network.Bridge = append(p.bridge(), netallow.BridgeArgs(prx.HTTPSocket(), prx.SOCKSSocket(), fwd...)...)
 		// Where bwrap can run in a network namespace made for it (as
 		// root), the proxy listens in there itself and no bridge starts;
 		// the bridge, when it runs, sets these variables to its own ports.
@@ -166,4 +167,23 @@ func runtimeDir() string {
 		}
 	}
 	return os.TempDir()
+}
+
+// bridgeName is the separate bridge binary, looked for next to safeexec.
+const bridgeName = "safeexec-bridge"
+
+// bridge is the argv prefix that starts the in-sandbox bridge: the small
+// safeexec-bridge installed next to safeexec when there is one (it starts
+// in a fraction of safeexec's time), else safeexec itself re-executed.
+// Whoever can replace the one can replace the other: both come from the
+// directory safeexec runs from.
+func (p *pipeline) bridge() []string {
+	self := p.self()
+	if self != "" {
+		b := filepath.Join(filepath.Dir(self), bridgeName)
+		if fi, err := os.Stat(b); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 && fi.Mode().Perm()&0o022 == 0 {
+			return []string{b, "--protocol", netallow.BridgeProtocol}
+		}
+	}
+	return []string{self, "__bridge"}
 }

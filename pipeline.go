@@ -160,7 +160,7 @@ func (p *pipeline) terminal(sp *sandbox.Policy, cmd *sandbox.Command) *ptyRelay 
 	}
 	if p.backend.Name() == "bwrap" {
 		if len(sp.Network.Bridge) == 0 {
-			sp.Network.Bridge = []string{p.self(), "__bridge"}
+			sp.Network.Bridge = p.bridge()
 		}
 		sp.Network.Bridge = append(sp.Network.Bridge, netallow.TTYArg)
 	}

@@ -20,6 +20,10 @@ import (
 // The test binary plays the re-executed safeexec: TestMain runs RunBridge
 // when its first argument is "__bridge".
 
+// bridgePrefix starts the bridge: the test binary re-executed, unless a
+// test points it at a built safeexec-bridge.
+var bridgePrefix = func(t testing.TB) []string { return []string{selfExe(t), "__bridge"} }
+
 func selfExe(t testing.TB) string {
 	t.Helper()
 	exe, err := os.Executable()
@@ -68,7 +72,7 @@ func sandboxed(t testing.TB, p *Proxy, work string, argv ...string) (string, str
 	if work != "" {
 		args = append(args, "--bind", work, work, "--chdir", work)
 	}
-	args = append(args, selfExe(t), "__bridge")
+	args = append(args, bridgePrefix(t)...)
 	args = append(args, BridgeArgs(p.HTTPSocket(), p.SOCKSSocket())...)
 	args = append(args, "--")
 	args = append(args, argv...)

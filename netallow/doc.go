@@ -23,8 +23,9 @@
 // Inside bwrap's empty network namespace the command cannot reach the
 // proxy's sockets by itself. Where safeexec can make that namespace itself
 // (as root) the proxy listens on its loopback directly ([Proxy.AcceptHTTP],
-// [Proxy.AcceptSOCKS]); otherwise safeexec re-executes itself there as a
-// small bridge ([RunBridge], argv built with [BridgeArgs]): it listens on
+// [Proxy.AcceptSOCKS]); otherwise a small bridge runs there first
+// ([RunBridge], argv built with [BridgeArgs]; the safeexec-bridge command,
+// or safeexec re-executed when that is not installed): it listens on
 // 127.0.0.1, forwards to the unix sockets, sets the proxy variables
 // ([ProxyEnv], [WithProxyEnv]), runs the command and returns its status.
 // Allowed loopback entries with one port ([Matcher.LoopbackForwards]) are

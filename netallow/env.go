@@ -101,6 +101,12 @@ func BridgeArgs(httpSock, socksSock string, forwards ...Forward) []string {
 	return args
 }
 
+// BridgeProtocol is the version of the arguments safeexec gives a separate
+// safeexec-bridge binary, which passes "--protocol" BridgeProtocol first:
+// a bridge from another build refuses them with a message saying so,
+// rather than misreading them.
+const BridgeProtocol = "1"
+
 // TTYArg, added to the bridge's arguments, asks it to make its standard
 // input (a terminal safeexec made for the run) the controlling terminal of
 // the command. With TTYArg and no sockets the bridge is only that
@@ -135,6 +141,12 @@ func parseBridgeArgs(args []string) (bridgeConfig, error) {
 			return c, nil
 		case "--tty":
 			c.tty = true
+		case "--protocol":
+			if i+1 >= len(args) || args[i+1] != BridgeProtocol {
+				return c, errBridgeUsage("this bridge speaks protocol " + BridgeProtocol +
+					"; install safeexec and safeexec-bridge from the same build")
+			}
+			i++
 		case "--forward":
 			if i+1 >= len(args) {
 				return c, errBridgeUsage("--forward needs host:port")

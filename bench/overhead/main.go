@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command overhead measures what safeexec adds to a command: it runs
 // `safeexec -- true` and the same bare bwrap command in interleaved rounds
 // (A B, B A, A B, ...), and prints the median of the per-round ratios A/B
@@ -38,7 +40,8 @@ func main() {
 	check(os.Chmod(tmp, 0o755))
 	if *bin == "" {
 		*bin = filepath.Join(tmp, "safeexec")
-		build(*bin, "./cmd/safeexec")
+		build(*bin, "./cmd/safeexec", "urfave_cli_no_docs")
+		build(filepath.Join(tmp, "safeexec-bridge"), "./cmd/safeexec-bridge", "")
 	}
 	var cred *syscall.Credential
 	if *as != "" {
@@ -313,9 +316,9 @@ func credential(name string) *syscall.Credential {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), NoSetGroups: true}
 }
 
-func build(out, pkg string) {
-	// The build the README's install section describes.
-	cmd := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", out, pkg)
+// build builds pkg the way the README's install section does.
+func build(out, pkg, tags string) {
+	cmd := exec.Command("go", "build", "-tags", tags, "-o", out, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		fail("build %s: %v\n%s", pkg, err, b)

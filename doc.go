@@ -7,7 +7,11 @@
 // through, and append one audit record ([audit.Log]).
 //
 // The command-line front end lives in cmd/safeexec; Go programs (agents, CI
-// tools) can call [Run] and [Check] directly.
+// tools) can call [Run] and [Classify] directly. A front end that wants the
+// command's output rather than a stream gives [Request] a [Capture] per
+// stream (it keeps the newest bytes up to a limit, never splitting a UTF-8
+// character) and turns the outcome into a [Result], the JSON object of
+// --json and of `safeexec helper run`.
 //
 // # Limits
 //

@@ -56,6 +56,9 @@ type env struct {
 	home           string
 	inv            *invocation
 	prompter       safeexec.Prompter
+	// jsonRun is set for a run with --json: errors are printed as a JSON
+	// result; jsonDone once one was printed.
+	jsonRun, jsonDone bool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -80,10 +83,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (e *env) main(args []string) int {
 	inv, err := parseInvocation(args[1:])
 	if err != nil {
-		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
-		return safeexec.ExitCodeError
+		e.jsonRun = wantsJSON(args[1:])
+		return e.exitCode(err)
 	}
 	e.inv = inv
+	e.jsonRun = inv.sub == "" && wantsJSON(inv.flags)
 	if e.cwd, err = os.Getwd(); err != nil {
 		fmt.Fprintf(e.stderr, "safeexec: working directory: %v\n", err)
 		return safeexec.ExitCodeError
@@ -96,6 +100,7 @@ func (e *env) main(args []string) int {
 	}
 
 	app := e.app()
+	inv.hoistGlobals(app.Commands)
 	uargs := append([]string{"safeexec"}, inv.flags...)
 	if inv.sub != "" {
 		uargs = append(uargs, inv.sub)
@@ -105,30 +110,31 @@ func (e *env) main(args []string) int {
 	return e.exitCode(err)
 }
 
-// exitCode prints err (if any) and maps it to safeexec's exit codes.
+// exitCode prints err (if any) and maps it to safeexec's exit codes. In
+// --json run mode the error is printed as a JSON result instead.
 func (e *env) exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
+	code, msg := safeexec.ExitCodeError, err.Error()
 	var xe *exitError
-	if errors.As(err, &xe) {
-		if xe.msg != "" {
-			fmt.Fprintf(e.stderr, "safeexec: %s\n", xe.msg)
-		}
-		return xe.code
-	}
-	var ce *configs.Error
-	if errors.As(err, &ce) {
-		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
-		return safeexec.ExitCodeError
-	}
 	var re *safeexec.RefusedError
-	if errors.As(err, &re) {
-		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
-		return safeexec.ExitCodeRefused
+	switch {
+	case errors.As(err, &xe):
+		code = xe.code
+	case errors.As(err, &re):
+		code = safeexec.ExitCodeRefused
 	}
-	fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
-	return safeexec.ExitCodeError
+	if e.jsonRun && !e.jsonDone {
+		res := safeexec.ErrorResult(errors.New(msg))
+		res.ExitCode = code
+		e.printJSON(res)
+		return code
+	}
+	if msg != "" {
+		fmt.Fprintf(e.stderr, "safeexec: %s\n", msg)
+	}
+	return code
 }
 
 var (
@@ -141,6 +147,8 @@ var (
 	flagYes    = &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve a command that needs confirmation (never a risky one)"}
 	flagTime   = &cli.DurationFlag{Name: "timeout", Usage: "stop the command after `DUR` (exit 124)"}
 	flagVer    = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+	flagJSON   = &cli.BoolFlag{Name: "json", Usage: "print one JSON object with the exit code, the output and the verdict instead of streaming"}
+	flagLimit  = &cli.StringFlag{Name: "output-limit", Usage: "with --json, keep only the newest `BYTES` of each stream (K, M, G suffixes; 0: no limit)"}
 )
 
 func (e *env) app() *cli.App {
@@ -152,6 +160,7 @@ func (e *env) app() *cli.App {
 		Version:   versionString(),
 		Flags: []cli.Flag{
 			flagConfig, flagMode, flagSbx, flagWrite, flagDomain, flagNoNet, flagYes, flagTime, flagVer,
+			flagJSON, flagLimit,
 		},
 		HideVersion:     true,
 		HideHelpCommand: true,
@@ -237,10 +246,39 @@ func (e *env) runAction(c *cli.Context) error {
 		cli.ShowAppHelp(c)
 		return exitf(safeexec.ExitCodeError, "nothing to run: give a command after --, or -c SCRIPT")
 	}
+	if c.Bool("json") {
+		return e.runJSON(c)
+	}
+	if c.IsSet("output-limit") {
+		return exitf(safeexec.ExitCodeError, "--output-limit applies to --json output only")
+	}
 	pol, err := e.loadPolicy(c)
 	if err != nil {
 		return err
 	}
+	req := e.request(c, pol)
+	out, err := safeexec.Run(context.Background(), req)
+	if err != nil {
+		var re *safeexec.RefusedError
+		if errors.As(err, &re) {
+			return exitf(safeexec.ExitCodeRefused, "%v", re)
+		}
+		code := safeexec.ExitCodeError
+		if out != nil && out.ExitCode != 0 {
+			code = out.ExitCode
+		}
+		return exitf(code, "%v", explain(err))
+	}
+	if out.ExitCode != 0 {
+		return &exitError{code: out.ExitCode}
+	}
+	return nil
+}
+
+// request is the run request for the invocation, with stdio and the
+// prompter of a terminal session.
+func (e *env) request(c *cli.Context, pol *configs.Effective) *safeexec.Request {
+	inv := e.inv
 	req := &safeexec.Request{
 		Argv:       inv.argv,
 		Script:     inv.script,
@@ -258,25 +296,15 @@ func (e *env) runAction(c *cli.Context) error {
 	if pol.PromptChannel != "none" {
 		req.Prompter = e.prompter
 	}
-	out, err := safeexec.Run(context.Background(), req)
-	if err != nil {
-		var re *safeexec.RefusedError
-		if errors.As(err, &re) {
-			return exitf(safeexec.ExitCodeRefused, "%v", re)
-		}
-		if errors.Is(err, sandbox.ErrUnavailable) {
-			return exitf(safeexec.ExitCodeError, "%v — or choose --sandbox none to run unconfined (every command then needs confirmation)", err)
-		}
-		code := safeexec.ExitCodeError
-		if out != nil && out.ExitCode != 0 {
-			code = out.ExitCode
-		}
-		return exitf(code, "%v", err)
+	return req
+}
+
+// explain adds what to do next to errors that need it.
+func explain(err error) error {
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return fmt.Errorf("%w — or choose --sandbox none to run unconfined (every command then needs confirmation)", err)
 	}
-	if out.ExitCode != 0 {
-		return &exitError{code: out.ExitCode}
-	}
-	return nil
+	return err
 }
 
 // shortPath shows a path under the home directory with ~.

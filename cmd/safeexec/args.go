@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/urfave/cli/v2"
 )
 
 // invocation is the command line split the way safeexec needs it, before
@@ -35,13 +37,13 @@ var subcommands = map[string]bool{
 // valueFlags are the global flags that take a value.
 var valueFlags = map[string]bool{
 	"--config": true, "--mode": true, "--sandbox": true, "--allow-write": true,
-	"--allow-domain": true, "--timeout": true,
+	"--allow-domain": true, "--timeout": true, "--output-limit": true,
 }
 
 // boolFlags are the global flags that take none.
 var boolFlags = map[string]bool{
 	"--yes": true, "-y": true, "--no-network": true, "--help": true, "-h": true,
-	"--version": true,
+	"--version": true, "--json": true,
 }
 
 // usageError is a command line safeexec cannot make sense of.
@@ -135,4 +137,85 @@ func parseInvocation(args []string) (*invocation, error) {
 		}
 	}
 	return inv, nil
+}
+
+// hoistGlobals moves the global flags written after the subcommand
+// (safeexec check --config F -- …) in front of it, where urfave/cli looks
+// for them. A flag the subcommand (or a nested subcommand) defines itself
+// stays where it is, and so do the values of the subcommand's own flags.
+func (inv *invocation) hoistGlobals(cmds []*cli.Command) {
+	if inv.sub == "" {
+		return
+	}
+	path := findCommand(cmds, inv.sub)
+	if path == nil {
+		return
+	}
+	chain := []*cli.Command{path}
+	var rest []string
+	args := inv.subArgs
+	for i := 0; i < len(args); i++ {
+		tok := args[i]
+		if !strings.HasPrefix(tok, "-") || tok == "-" {
+			if sub := findCommand(chain[len(chain)-1].Subcommands, tok); sub != nil {
+				chain = append(chain, sub)
+			}
+			rest = append(rest, tok)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+		if f, ok := ownFlag(chain, name); ok {
+			rest = append(rest, tok)
+			if _, isBool := f.(*cli.BoolFlag); !isBool && !hasValue && i+1 < len(args) {
+				i++
+				rest = append(rest, args[i])
+			}
+			continue
+		}
+		global := "--" + name
+		if len(name) == 1 {
+			global = "-" + name
+		}
+		switch {
+		case valueFlags[global]:
+			inv.flags = append(inv.flags, tok)
+			if !hasValue && i+1 < len(args) {
+				i++
+				inv.flags = append(inv.flags, args[i])
+			}
+		case boolFlags[global] && global != "--help" && global != "-h":
+			inv.flags = append(inv.flags, tok)
+		default:
+			rest = append(rest, tok)
+		}
+	}
+	inv.subArgs = rest
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.Name == name {
+			return c
+		}
+		for _, a := range c.Aliases {
+			if a == name {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// ownFlag finds a flag named name among the flags of a command chain.
+func ownFlag(chain []*cli.Command, name string) (cli.Flag, bool) {
+	for _, c := range chain {
+		for _, f := range c.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					return f, true
+				}
+			}
+		}
+	}
+	return nil, false
 }

@@ -89,7 +89,12 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	sp := p.sandboxPolicy()
-	p.agentOutput(sp)
+	if req.ReadOnly {
+		sp.WritableRoots, sp.CacheDir = nil, ""
+		sp.ReadOnlyRoots = []string{req.Cwd}
+	} else {
+		p.agentOutput(sp)
+	}
 	if sp.CacheDir != "" {
 		env = sandbox.CacheEnv(sp.CacheDir, env)
 	}

@@ -40,6 +40,10 @@ type Request struct {
 	Policy *configs.Effective
 	// Yes approves needs_confirmation (never risky), as --yes does.
 	Yes bool
+	// ReadOnly leaves the command no writable place at all on the host:
+	// Policy.AllowWrite should be empty, and safeexec's own tool cache is
+	// not made writable either (its private temporary directory remains).
+	ReadOnly bool
 	// Prompter asks a human. Nil means there is no human to ask.
 	Prompter Prompter
 	// Self is the safeexec executable, re-executed inside the sandbox for

@@ -112,7 +112,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 	if !path.IsAbs(p.Cwd) {
 		return nil, fmt.Errorf("bwrap: working directory %q is not absolute", p.Cwd)
 	}
-	for _, list := range [][]string{p.WritableRoots, p.DenyRead} {
+	for _, list := range [][]string{p.WritableRoots, p.DenyRead, p.ReadOnlyRoots} {
 		for _, e := range list {
 			if !path.IsAbs(e) {
 				return nil, fmt.Errorf("bwrap: policy path %q is not absolute", e)
@@ -174,12 +174,22 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 		}
 	}
 
-	// Writable roots.
+	// Writable roots, and read-only ones shown even where the mode's view
+	// (the private /tmp, strict's minimal system) hides them.
 	roots := b.writableRoots(p)
+	var roRoots []string
+	for _, r := range p.ReadOnlyRoots {
+		if rr, ok := b.resolve(r); ok && b.kind(rr) == fs.ModeDir && rr != "/" {
+			roRoots = append(roRoots, rr)
+		}
+	}
 	if cwd, ok := b.resolve(p.Cwd); !ok || b.kind(cwd) != fs.ModeDir {
 		return nil, fmt.Errorf("bwrap: working directory %s does not exist", p.Cwd)
-	} else if mode == Strict && !bwVisibleInStrict(cwd, roots, p.CacheDir) {
+	} else if mode == Strict && !bwVisibleInStrict(cwd, append(roots, roRoots...), p.CacheDir) {
 		return nil, fmt.Errorf("bwrap: strict mode shows only the first writable root, and the working directory %s is not inside it", p.Cwd)
+	}
+	for _, r := range roRoots {
+		args = append(args, "--ro-bind", r, r)
 	}
 	for _, r := range roots {
 		if mode != Permissive {

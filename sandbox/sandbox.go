@@ -31,6 +31,11 @@ type Policy struct {
 	// WritableRoots may be written to. The first is the primary root
 	// (strict mode keeps only that one).
 	WritableRoots []string
+	// ReadOnlyRoots are shown read-only as they are on the host, also
+	// where the mode would otherwise hide them (a working directory under
+	// the host's /tmp, which the private temporary directory covers; outside
+	// strict mode's minimal view). Only bwrap hides such places.
+	ReadOnlyRoots []string
 	// DenyRead are masked: unreadable inside (credential paths, safeexec's
 	// own config and state directories).
 	DenyRead []string

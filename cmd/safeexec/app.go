@@ -87,7 +87,7 @@ func (e *env) main(args []string) int {
 		return e.exitCode(err)
 	}
 	e.inv = inv
-	e.jsonRun = inv.sub == "" && wantsJSON(inv.flags)
+	e.jsonRun = inv.sub == "" && wantsJSON(inv.flags) || inv.sub == "helper"
 	if e.cwd, err = os.Getwd(); err != nil {
 		fmt.Fprintf(e.stderr, "safeexec: working directory: %v\n", err)
 		return safeexec.ExitCodeError
@@ -178,6 +178,7 @@ func (e *env) app() *cli.App {
 			e.doctorCommand(),
 			e.configCommand(),
 			e.hookCommand(),
+			e.helperCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -201,14 +202,21 @@ safeexec check [--json] [--sandbox B] (-- CMD... | -c SCRIPT)
 safeexec audit [--json] [-n N] [--since DUR] [--follow]
 safeexec doctor [--json]
 safeexec config show [--defaults] | validate [FILE] | path | init [--force]
-safeexec hook claude|codex|gemini`
+safeexec hook claude|codex|gemini
+safeexec helper run --mode M --cwd DIR --policy-json JSON -- CMD [ARG...]`
 
 // loadPolicy reads the configuration with the global flags applied.
 func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {
+	return e.loadPolicyAt(c, e.cwd, c.String("mode"))
+}
+
+// loadPolicyAt reads the configuration for a command run in cwd, with the
+// global flags applied and mode as --mode.
+func (e *env) loadPolicyAt(c *cli.Context, cwd, mode string) (*configs.Effective, error) {
 	// urfave/cli looks a flag up through the parent contexts, so a
 	// subcommand's own --sandbox wins over the global one.
 	fl := configs.Flags{
-		Mode:         c.String("mode"),
+		Mode:         mode,
 		Sandbox:      c.String("sandbox"),
 		AllowWrite:   c.StringSlice("allow-write"),
 		AllowDomains: c.StringSlice("allow-domain"),
@@ -216,7 +224,7 @@ func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {
 		Timeout:      c.Duration("timeout"),
 	}
 	pol, err := configs.Load(configs.Options{
-		Cwd:        e.cwd,
+		Cwd:        cwd,
 		Home:       e.home,
 		Getenv:     e.getenv,
 		LookupEnv:  e.lookupEnv,

@@ -204,9 +204,9 @@ func (p *pipeline) decide() error {
 	switch {
 	case v.AllowedByRule:
 		p.out.Decision, p.out.ApprovedBy = Allowed, "rule"
-		if v.Tier == risk.Risky {
+		if v.ApprovedTier() == risk.Risky {
 			p.req.notef("running a command the built-in rules call risky, because your allow rule %q approves it: %s",
-				strings.Join(v.AllowRules, `", "`), describeReasons(v, risk.Risky))
+				strings.Join(v.AllowRules, `", "`), describeApproved(v, risk.Risky))
 		}
 		return nil
 	case v.Tier == risk.Safe:

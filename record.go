@@ -1,6 +1,7 @@
 package safeexec
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/safeexec/safeexec/audit"
@@ -33,10 +34,9 @@ func (p *pipeline) record() *audit.Record {
 	for _, r := range out.Verdict.Reasons {
 		rec.Reasons = append(rec.Reasons, audit.Reason{Rule: r.Rule, Detail: r.Detail, Command: r.Command})
 	}
-	if out.Verdict.AllowedByRule {
-		for _, a := range out.Verdict.AllowRules {
-			rec.Reasons = append(rec.Reasons, audit.Reason{Rule: "user-allow", Detail: "approved by your allow rule", Command: a})
-		}
+	for _, a := range out.Verdict.Approved {
+		rec.Reasons = append(rec.Reasons, audit.Reason{Rule: "user-allow", Command: a.Command,
+			Detail: fmt.Sprintf("approved by your allow rule %q: %s [%s]", a.AllowRule, a.Detail, a.Rule)})
 	}
 	rec.Decision = string(out.Decision)
 	rec.ApprovedBy = out.ApprovedBy

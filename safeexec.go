@@ -208,3 +208,12 @@ func describeReasons(v risk.Verdict, want risk.Tier) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// describeApproved is describeReasons for the reasons allow rules lifted.
+func describeApproved(v risk.Verdict, want risk.Tier) string {
+	lifted := risk.Verdict{}
+	for _, a := range v.Approved {
+		lifted.Reasons = append(lifted.Reasons, a.Reason)
+	}
+	return describeReasons(lifted, want)
+}

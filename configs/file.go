@@ -447,6 +447,9 @@ func checkEntry(s string, kind listKind) string {
 		if strings.ContainsRune(s, '\x00') {
 			return "contains a NUL byte"
 		}
+		if strings.TrimSpace(s) == "*" {
+			return `"*" alone names no command: a rule is a command's words, optionally followed by " *"`
+		}
 	}
 	return ""
 }

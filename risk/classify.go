@@ -217,8 +217,7 @@ func (j *judge) verdict(prog *shell.Program) Verdict {
 	if v.Tier == Safe && len(prog.Commands) == 0 && len(prog.Issues) > 0 {
 		v.Tier = NeedsConfirmation
 	}
-	allowed, rules := j.allowRules(prog)
-	v.AllowedByRule, v.AllowRules = allowed, rules
+	j.applyAllow(prog, &v)
 	v.Wrapper, v.WrapperOutput = prog.Wrapper, prog.WrapperOutput
 	return v
 }

@@ -4,8 +4,9 @@
 // the rules below to every normalised command, nested ones included;
 // [Classify] judges an already parsed [shell.Program]. The result is a
 // [Verdict]: the highest [Tier] asked for by any [Reason], one reason per
-// finding (rule id, a short detail, the normalised command), and whether
-// the user's allow rules cover every command ([Verdict].AllowedByRule).
+// finding (rule id, a short detail, the normalised command), and the
+// reasons the user's allow rules lifted ([Verdict].Approved,
+// [Verdict].AllowedByRule).
 // The [Context] says where the command runs: working directory, home,
 // writable roots, credential (deny_read) and write-protected (deny_write)
 // paths, whether a sandbox is active, the user's rules, how to read local
@@ -172,23 +173,32 @@
 //
 // # User rules
 //
-// Context.Rules holds command prefixes. A rule's words must equal the
-// first words of a normalised command: "npm publish" matches "npm publish
-// --tag next" but not "npm publisher"; "git push origin main" matches "git
-// push origin main --tags" (a prefix match: extra trailing words are
-// allowed). The command is matched after transparent wrappers are peeled
-// off (so deny "rm" catches "nice rm -rf x"), and also with them (so an
-// allow rule "sudo apt update" can allow exactly that; a plain "apt
-// update" rule does not allow "sudo apt update"). Deny makes a command
-// risky (user-deny) and wins over everything; confirm raises it to at
-// least needs_confirmation. Allow is reported, not applied: AllowedByRule
-// is set when every command of the script matches an allow rule (commands
-// that only hand fully analysed literal code to a shell, like bash -c
-// 'npm test', need no rule of their own; eval does), and no command is
-// denied, dynamic or unparsable. A rule covers a command's words, not
-// its redirections: a command writing through > to a path outside the
-// roots, a system, credential or protected path is not allowed by it. The tier still says what the built-in
-// rules found; the pipeline decides.
+// Context.Rules holds the user's rules, each a command's words. Deny and
+// confirm rules are prefixes: a rule's words must equal the first words
+// of a normalised command ("npm publish" matches "npm publish --tag next"
+// but not "npm publisher"); a trailing " *" changes nothing for them. The
+// command is matched after transparent wrappers are peeled off (so deny
+// "rm" catches "nice rm -rf x"), and also with them (so "sudo apt update"
+// can name exactly that; a plain "apt update" rule does not cover "sudo
+// apt update"). Deny makes a command risky (user-deny) and wins over
+// everything; confirm raises it to at least needs_confirmation and is
+// never lifted.
+//
+// An allow rule is exact about what it lifts: it approves what its own
+// words cause. Without a trailing "*" it covers a command whose words are
+// exactly its words ("rm -rf build" covers rm -rf build, not rm -rf build
+// src or rm -rf build /usr/share/doc/x); with one ("git push *") it covers
+// commands starting with its words, and also lifts the needs_confirmation
+// reasons the further arguments cause, never a risky one. A reason a
+// redirection, a pipe or heredoc, a NAME=value assignment or a wrapper
+// outside the rule causes is never lifted, nor are parse problems. Which
+// reasons the words cause is found by judging the command again with only
+// those words. Lifted reasons move from Verdict.Reasons to
+// Verdict.Approved and no longer count for Verdict.Tier; AllowedByRule is
+// set when nothing above safe remains. The no-sandbox reason is lifted
+// when every command of the script is covered (commands that only hand
+// fully analysed literal code to a shell, like bash -c 'npm test', need
+// no rule of their own; eval does).
 //
 // # Limits
 //

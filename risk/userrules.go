@@ -106,72 +106,259 @@ func (j *judge) userRules(prog *shell.Program) {
 // privileged wrappers must be part of an allow rule to be allowed.
 var privilegedWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true, "runuser": true, "exec": true, "systemd-run": true, "chroot": true, "nsenter": true, "unshare": true}
 
-// allowRules reports whether every command of the program is allowed by
-// the user's allow rules, and which rules were used. Commands that only
-// carry nested code (bash -c '…', eval '…' whose content was analysed)
-// need no rule of their own: their content does. eval is not such a
-// carrier: it needs a rule of its own. A deny match, a parse
-// problem or a command whose name is dynamic is never allowed.
-func (j *judge) allowRules(prog *shell.Program) (bool, []string) {
+// An allow rule approves what its own words cause, nothing more.
+//
+// A rule without a trailing "*" covers a command whose words are exactly
+// the rule's ("rm -rf build" covers rm -rf build, not rm -rf build src): it
+// lifts the reasons those words cause wherever the command stands. A
+// trailing "*" ("git push *") covers commands that start with the rule's
+// words: it lifts what those words cause, and the needs_confirmation
+// reasons caused by the further arguments; a risky reason caused by a
+// further argument (rm -rf build /usr/share/x under "rm -rf build *")
+// still stands. Reasons caused by anything else than the command's words
+// — redirections, what a pipe or heredoc feeds it, NAME=value in front of
+// it, wrappers outside the rule — always stand, and so do deny and
+// confirm rules, parse problems and findings about the whole program. The
+// no-sandbox reason is lifted when every command of the program is
+// covered by a rule.
+//
+// Which reasons the words cause is found by judging the command again
+// with only those words: a reason of the command that reappears there
+// (same rule, same detail) is caused by them.
+
+// allowPattern is one allow rule.
+type allowPattern struct {
+	pattern
+	// star: the rule ended in "*" and also covers further arguments.
+	star bool
+}
+
+func compileAllow(rules []string) []allowPattern {
+	out := make([]allowPattern, 0, len(rules))
+	for _, r := range rules {
+		t := strings.TrimSpace(r)
+		star := false
+		if rest, ok := strings.CutSuffix(t, "*"); ok && (rest == "" || strings.HasSuffix(rest, " ") || strings.HasSuffix(rest, "\t")) {
+			star, t = true, strings.TrimSpace(rest)
+		}
+		ws := splitPattern(t)
+		if len(ws) == 0 {
+			continue // "*" alone names no command
+		}
+		out = append(out, allowPattern{pattern{text: r, words: ws}, star})
+	}
+	return out
+}
+
+// covers reports whether p covers a command with these words: its words
+// all static and equal to the rule's, and no others unless p.star.
+func (p allowPattern) covers(words []shell.Word, extraArgs bool) bool {
+	if len(words) < len(p.words) || (!p.star && (len(words) > len(p.words) || extraArgs)) {
+		return false
+	}
+	for i, w := range p.words {
+		a := words[i]
+		if a.Dynamic {
+			return false
+		}
+		if i == 0 {
+			if shell.CommandName(a.Value) != w && a.Value != w {
+				return false
+			}
+			continue
+		}
+		if a.Value != w {
+			return false
+		}
+	}
+	return true
+}
+
+// fullWords are a command's words with its wrappers in front.
+func fullWords(c *shell.Command) []shell.Word {
+	var out []shell.Word
+	for _, w := range c.Wrappers {
+		out = append(out, shell.Static(w.Name))
+		out = append(out, w.Args...)
+	}
+	return append(out, c.Args...)
+}
+
+// coverage is how an allow rule covers one command.
+type coverage struct {
+	rule allowPattern
+	// full: the rule matched the command with its wrappers.
+	full bool
+}
+
+// coveredBy finds the first allow rule that covers c. A command run
+// through a privileged wrapper (sudo) is covered only by a rule that
+// names the wrapper.
+func coveredBy(rules []allowPattern, c *shell.Command) (coverage, bool) {
+	if c.Args[0].Dynamic {
+		return coverage{}, false
+	}
+	if !hasPrivileged(c) {
+		for _, p := range rules {
+			if p.covers(c.Args, c.ExtraArgs) {
+				return coverage{rule: p}, true
+			}
+		}
+	}
+	if len(c.Wrappers) > 0 {
+		full := fullWords(c)
+		for _, p := range rules {
+			if p.covers(full, c.ExtraArgs) {
+				return coverage{rule: p, full: true}, true
+			}
+		}
+	}
+	return coverage{}, false
+}
+
+// wordsOnly is c with only its first n words (of the inner command, or of
+// the wrappers and the inner command when full): no redirections, input,
+// assignments, and no script when words were cut.
+func wordsOnly(c *shell.Command, n int, full bool) *shell.Command {
+	cp := *c
+	cp.Redirs, cp.Assigns, cp.Stdin, cp.ExtraArgs = nil, nil, shell.Input{}, false
+	if c.Script != nil && c.Script.Kind == shell.ScriptStdin {
+		cp.Script = nil // its program comes through the input
+	}
+	cut := false
+	if !full {
+		cp.Wrappers = nil
+		cut = n < len(c.Args)
+		cp.Args = c.Args[:min(n, len(c.Args))]
+	} else {
+		cp.Wrappers = nil
+		left := n
+		for _, w := range c.Wrappers {
+			if left == 0 {
+				cut = true
+				break
+			}
+			left--
+			k := min(left, len(w.Args))
+			cut = cut || k < len(w.Args)
+			cp.Wrappers = append(cp.Wrappers, shell.Wrapper{Name: w.Name, Args: w.Args[:k]})
+			left -= k
+		}
+		cut = cut || left < len(c.Args)
+		cp.Args = c.Args[:min(left, len(c.Args))]
+	}
+	if cut {
+		cp.Script = nil
+	}
+	return &cp
+}
+
+// reasonsOf judges one command alone.
+func (j *judge) reasonsOf(c *shell.Command) []Reason {
+	sub := &judge{env: j.env, links: j.links}
+	sub.command(c)
+	return sub.reasons
+}
+
+func ruleDetail(r Reason) string { return r.Rule + "\x00" + r.Detail }
+
+func reasonKey(r Reason) string { return r.Rule + "\x00" + r.Command + "\x00" + r.Detail }
+
+// applyAllow lifts the reasons the user's allow rules approve (see
+// allowPattern) from v and sets v.Tier, v.Approved, v.AllowRules and
+// v.AllowedByRule accordingly.
+func (j *judge) applyAllow(prog *shell.Program, v *Verdict) {
 	r := j.env.c.Rules
 	if len(r.Allow) == 0 || len(prog.Commands) == 0 || len(prog.Issues) > 0 {
-		return false, nil
+		return
 	}
-	for _, rs := range j.reasons {
+	for _, rs := range v.Reasons {
 		if rs.Rule == ruleUserDeny.String() {
-			return false, nil
+			return
 		}
 	}
-	allow := compile(r.Allow)
-	used := map[string]bool{}
-	var order []string
+	allow := compileAllow(r.Allow)
+	// For every reason a command causes: how many commands cause it, and
+	// for how many of them a rule lifts it (a reason is lifted only when
+	// every command that causes it is covered).
+	causes, lifts := map[string]int{}, map[string]int{}
+	liftedBy := map[string]string{}
+	all, first := true, "" // every command covered (for no-sandbox), by first
 	for _, c := range prog.Commands {
-		if !j.redirsFine(c) {
-			// An allow rule covers a command's words, not writes its
-			// redirections make outside the roots or to protected places.
-			return false, nil
-		}
 		if len(c.Args) == 0 {
 			continue
 		}
-		if c.Args[0].Dynamic {
-			return false, nil
+		cov, ok := coveredBy(allow, c)
+		if !ok && c.Origin != shell.Maybe && !carrier(c) {
+			all = false
 		}
-		if c.Origin == shell.Maybe {
+		own := j.reasonsOf(c)
+		for _, rs := range own {
+			causes[reasonKey(rs)]++
+		}
+		if !ok {
 			continue
 		}
-		if carrier(c) {
-			continue
+		if first == "" {
+			first = cov.rule.text
 		}
-		matched := ""
-		inner := c.Values()
-		for _, p := range allow {
-			if p.match(inner) && !hasPrivileged(c) {
-				matched = p.text
-				break
+		k := len(cov.rule.words)
+		byWords := map[string]bool{}
+		for _, rs := range j.reasonsOf(wordsOnly(c, k, cov.full)) {
+			byWords[ruleDetail(rs)] = true
+		}
+		if cov.rule.star {
+			n := len(c.Args)
+			if cov.full {
+				n = len(fullWords(c))
 			}
-		}
-		if matched == "" && len(c.Wrappers) > 0 {
-			full := candidates(c)[1]
-			for _, p := range allow {
-				if p.match(full) {
-					matched = p.text
-					break
+			for _, rs := range j.reasonsOf(wordsOnly(c, n, cov.full)) {
+				if rs.Tier <= NeedsConfirmation {
+					byWords[ruleDetail(rs)] = true
 				}
 			}
 		}
-		if matched == "" {
-			return false, nil
-		}
-		if !used[matched] {
-			used[matched] = true
-			order = append(order, matched)
+		for _, rs := range own {
+			if byWords[ruleDetail(rs)] {
+				lifts[reasonKey(rs)]++
+				liftedBy[reasonKey(rs)] = cov.rule.text
+			}
 		}
 	}
-	if len(order) == 0 {
-		return false, nil
+
+	var keep []Reason
+	used := map[string]bool{}
+	var approved []Approval
+	for _, rs := range v.Reasons {
+		key := reasonKey(rs)
+		rule := ""
+		switch {
+		case rs.Rule == ruleNoSandbox.String():
+			if all {
+				rule = first
+			}
+		case causes[key] > 0 && lifts[key] == causes[key]:
+			rule = liftedBy[key]
+		}
+		if rule == "" {
+			keep = append(keep, rs)
+			continue
+		}
+		approved = append(approved, Approval{Reason: rs, AllowRule: rule})
+		if !used[rule] {
+			used[rule] = true
+			v.AllowRules = append(v.AllowRules, rule)
+		}
 	}
-	return true, order
+	if len(approved) == 0 {
+		return
+	}
+	v.Reasons, v.Approved = keep, approved
+	v.Tier = Safe
+	for _, rs := range keep {
+		v.Tier = max(v.Tier, rs.Tier)
+	}
+	v.AllowedByRule = v.Tier == Safe
 }
 
 func hasPrivileged(c *shell.Command) bool {
@@ -191,25 +378,4 @@ func carrier(c *shell.Command) bool {
 	}
 	n := c.Name()
 	return shell.IsShell(n) || n == "source" || n == "."
-}
-
-// redirsFine reports whether every file a command's redirections write to
-// is an ordinary path inside the roots.
-func (j *judge) redirsFine(c *shell.Command) bool {
-	for _, r := range c.Redirs {
-		if !r.Writes() {
-			continue
-		}
-		if r.Target.Dynamic {
-			return false
-		}
-		p, ok := j.env.resolve(c, r.Target)
-		if !ok {
-			return false
-		}
-		if kind, _ := j.env.writeKind(p); kind != pathFine {
-			return false
-		}
-	}
-	return true
 }

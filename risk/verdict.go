@@ -64,18 +64,38 @@ type Reason struct {
 type Verdict struct {
 	Tier    Tier     `json:"tier"`
 	Reasons []Reason `json:"reasons"`
-	// AllowedByRule is set when every command of the script matched an
-	// allow rule of the user's own configuration: the pipeline then runs it
-	// without a prompt (and records approved_by "rule"), also when Tier is
-	// Risky. Tier still reports what the built-in rules said.
+	// AllowedByRule is set when the user's allow rules lifted every reason
+	// that asked for more than safe (Approved holds them, Reasons is then
+	// empty of them and Tier is Safe): the pipeline runs the command
+	// without a prompt and records approved_by "rule". Allow rules come only
+	// from the user's own configuration.
 	AllowedByRule bool `json:"-"`
-	// AllowRules lists the allow patterns that matched, for the audit log.
+	// Approved are the reasons an allow rule lifted; they are no longer in
+	// Reasons and no longer count for Tier.
+	Approved []Approval `json:"-"`
+	// AllowRules lists the allow rules that lifted a reason, in order.
 	AllowRules []string `json:"-"`
 	// Wrapper names the agent wrapper shape that was recognised
 	// ("claude-code", "gemini-cli"), and WrapperOutput the file that
 	// wrapper writes for the agent to read back (Claude Code's cwd file).
 	Wrapper       string `json:"-"`
 	WrapperOutput string `json:"-"`
+}
+
+// Approval is a reason an allow rule lifted.
+type Approval struct {
+	Reason
+	// AllowRule is the rule as written in the configuration.
+	AllowRule string `json:"allow_rule"`
+}
+
+// ApprovedTier is the highest tier among the approved reasons.
+func (v Verdict) ApprovedTier() Tier {
+	t := Safe
+	for _, a := range v.Approved {
+		t = max(t, a.Tier)
+	}
+	return t
 }
 
 // MarshalJSON keeps "reasons" an array even when there are none.

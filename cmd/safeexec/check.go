@@ -26,11 +26,16 @@ func (e *env) checkCommand() *cli.Command {
 	}
 }
 
-// checkResult is the JSON contract of `check --json` (DESIGN §5).
+// checkResult is the JSON contract of `check --json` (DESIGN §5). Tier
+// and Reasons are what remains after the user's allow rules; ApprovedBy is
+// "rule" when the rules approve the command, and Approved lists each
+// reason a rule lifted, with the rule.
 type checkResult struct {
-	Tier    risk.Tier     `json:"tier"`
-	Reasons []risk.Reason `json:"reasons"`
-	Sandbox string        `json:"sandbox"`
+	Tier       risk.Tier       `json:"tier"`
+	Reasons    []risk.Reason   `json:"reasons"`
+	Sandbox    string          `json:"sandbox"`
+	ApprovedBy string          `json:"approved_by,omitempty"`
+	Approved   []risk.Approval `json:"approved,omitempty"`
 }
 
 func (e *env) checkAction(c *cli.Context) error {
@@ -56,7 +61,10 @@ func (e *env) checkAction(c *cli.Context) error {
 	backend := assumedBackend(pol)
 	v := safeexec.Classify(req, backend)
 	if c.Bool("json") {
-		res := checkResult{Tier: v.Tier, Reasons: v.Reasons, Sandbox: backend}
+		res := checkResult{Tier: v.Tier, Reasons: v.Reasons, Sandbox: backend, Approved: v.Approved}
+		if v.AllowedByRule {
+			res.ApprovedBy = "rule"
+		}
 		if res.Reasons == nil {
 			res.Reasons = []risk.Reason{}
 		}
@@ -72,8 +80,15 @@ func (e *env) checkAction(c *cli.Context) error {
 		}
 		fmt.Fprintln(e.stdout)
 	}
+	for _, a := range v.Approved {
+		fmt.Fprintf(e.stdout, "  approved by your allow rule %q: %s: %s", a.AllowRule, a.Rule, a.Detail)
+		if a.Command != "" {
+			fmt.Fprintf(e.stdout, " — in: %s", a.Command)
+		}
+		fmt.Fprintln(e.stdout)
+	}
 	if v.AllowedByRule {
-		fmt.Fprintf(e.stdout, "  approved by your allow rules: %q\n", v.AllowRules)
+		fmt.Fprintf(e.stdout, "  runs without asking: approved by your allow rules %q\n", v.AllowRules)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/safeexec/safeexec/catalog"
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -354,50 +355,16 @@ func isOctal(s string) bool {
 // find flags -delete and -exec rm; the starting points of a deleting
 // find are judged as write targets.
 func (j *judge) find(c *shell.Command) {
-	deletes := false
-	for i, a := range c.Args {
-		switch a.Value {
-		case "-delete":
-			deletes = true
-			j.hit(c, ruleFindDelete, "find -delete removes every file it matches")
-		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(c.Args) {
-				n := shell.CommandName(c.Args[i+1].Value)
-				if oneOf(n, "rm", "rmdir", "unlink", "shred", "srm", "truncate", "chmod", "chown", "mv") {
-					deletes = true
-					if n != "chmod" && n != "chown" && n != "mv" {
-						j.hit(c, ruleFindDelete, "find %s %s removes every file it matches", a.Value, n)
-					}
-				}
-			}
-		}
-	}
+	deletes, what := catalog.FindDeletes(c)
 	if !deletes {
 		return
 	}
-	for _, a := range c.Args[1:] {
-		if strings.HasPrefix(a.Value, "-") || a.Value == "!" || a.Value == "(" {
-			break
-		}
+	for _, w := range what {
+		j.hit(c, ruleFindDelete, "find %s removes every file it matches", w)
+	}
+	for _, a := range catalog.FindStarts(c) {
 		j.write(c, a, "find deletes or changes files under")
 	}
-}
-
-// gitGlobals skips git's own options; it returns the subcommand index.
-func gitSub(args []shell.Word) int {
-	i := 1
-	for i < len(args) {
-		v := args[i].Value
-		switch {
-		case v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env" || v == "--super-prefix":
-			i += 2
-		case strings.HasPrefix(v, "-"):
-			i++
-		default:
-			return i
-		}
-	}
-	return -1
 }
 
 func (j *judge) git(c *shell.Command) {
@@ -413,10 +380,10 @@ func (j *judge) git(c *shell.Command) {
 			break
 		}
 	}
-	for _, d := range anyArgs.Values(args[:max(gitSub(args), 1)], "", "exec-path", 0) {
+	for _, d := range anyArgs.Values(catalog.GitGlobals(args), "", "exec-path", 0) {
 		j.gitExecPath(c, "--exec-path", d)
 	}
-	si := gitSub(args)
+	si := catalog.GitSub(args)
 	if si < 0 {
 		return
 	}
@@ -536,7 +503,7 @@ func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
 	if strings.HasPrefix(key, "alias.") && !strings.HasPrefix(val, "!") {
 		// A git alias of git subcommands; what it expands to is judged
 		// when it is used.
-	} else if shell.GitCommandKey(key) || key == "core.hookspath" {
+	} else if catalog.GitCommandKey(key) || key == "core.hookspath" {
 		j.hit(c, ruleGitConfigExec, "git config %s stores a command that git runs later", key)
 	}
 	if anyArgs.Has(rest, "", "global") && j.env.home != "" {
@@ -827,44 +794,12 @@ func (j *judge) credentialCommand(c *shell.Command) {
 // sedExec flags GNU sed's e command and s///e flag, which run shell
 // commands, and judges the files its w and r commands write and read.
 func (j *judge) sedExec(c *shell.Command) {
-	var scripts []shell.Word
-	hasE := false
-	for i := 1; i < len(c.Args); i++ {
-		a := c.Args[i]
-		v := a.Value
-		switch {
-		case (v == "-e" || v == "--expression") && i+1 < len(c.Args):
-			scripts = append(scripts, c.Args[i+1])
-			hasE = true
-			i++
-		case strings.HasPrefix(v, "--expression="):
-			scripts = append(scripts, shell.Word{Value: v[len("--expression="):], Dynamic: a.Dynamic, Prefix: strings.TrimPrefix(a.Prefix, "--expression=")})
-			hasE = true
-		case (v == "-f" || v == "--file") && i+1 < len(c.Args):
-			hasE = true
-			if isStdinPath(c, c.Args[i+1]) {
-				in := c.Stdin
-				if in.TextKnown {
-					scripts = append(scripts, shell.Static(in.Text))
-				} else {
-					scripts = append(scripts, shell.Word{Value: "-", Dynamic: true})
-				}
-			}
-			i++
-		case strings.HasPrefix(v, "--file="):
-			hasE = true
-		}
-	}
-	if !hasE {
-		if ops := (&shell.ArgSpec{Short: "efl", Long: []string{"expression", "file", "line-length"}}).Operands(c.Args); len(ops) > 0 {
-			scripts = append(scripts, ops[0])
-		}
-	}
+	scripts, _ := catalog.SedScripts(c)
 	for _, sw := range scripts {
 		if sw.Dynamic {
 			continue
 		}
-		cmds, writes, reads := shell.SedScript(sw.Value)
+		cmds, _, reads := catalog.SedScript(sw.Value)
 		for _, cmdText := range cmds {
 			if cmdText == "" {
 				j.hit(c, ruleDynamicCommand, "sed runs the pattern space as a shell command")
@@ -876,21 +811,10 @@ func (j *judge) sedExec(c *shell.Command) {
 			}
 			j.nested(shell.Parse(cmdText, opts), "sed")
 		}
-		for _, w := range writes {
-			j.write(c, shell.Static(w), "sed w writes")
-		}
 		for _, r := range reads {
 			j.read(c, shell.Static(r))
 		}
 	}
-}
-
-// sedCommands returns the shell commands of a sed script's e commands
-// ("" for e without a command and for s///e, which run text from the
-// input).
-func sedCommands(script string) []string {
-	cmds, _, _ := shell.SedScript(script)
-	return cmds
 }
 
 // sedCommands returns the shell commands of a sed script's e commands

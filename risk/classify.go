@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/safeexec/safeexec/catalog"
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -53,7 +54,8 @@ func classify(prog *shell.Program, e *env) (v Verdict) {
 }
 
 func (e *env) shellOptions() shell.Options {
-	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env, FoldNames: e.fold || e.platformKey() == "windows"}
+	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env, FoldNames: e.fold || e.platformKey() == "windows",
+		Tools: catalog.Tools, Vars: catalog.Vars}
 	if e.c.ReadScript != nil {
 		o.ReadScript = e.readScript
 	}
@@ -251,7 +253,7 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 	if len(w.Args) > 0 {
 		// The wrapper's own output files (strace -o, time -o).
 		own := &shell.Command{Args: append([]shell.Word{shell.Static(w.Name)}, w.Args...), Dir: c.Dir, DirKnown: c.DirKnown, Dialect: c.Dialect}
-		for _, t := range outputOptions(own) {
+		for _, t := range catalog.Targets(own) {
 			j.write(c, t, w.Name+" writes")
 		}
 	}

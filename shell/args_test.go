@@ -1,29 +1,31 @@
-package shell
+package shell_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/safeexec/safeexec/shell"
 )
 
 // words splits a test command line on blanks; a word written $X… is
 // dynamic with the static beginning before the $.
-func words(line string) []Word {
-	var out []Word
+func words(line string) []shell.Word {
+	var out []shell.Word
 	for _, f := range strings.Fields(line) {
 		if i := strings.IndexByte(f, '$'); i >= 0 {
-			out = append(out, Word{Value: f, Dynamic: true, Prefix: f[:i]})
+			out = append(out, shell.Word{Value: f, Dynamic: true, Prefix: f[:i]})
 			continue
 		}
-		out = append(out, Static(f))
+		out = append(out, shell.Static(f))
 	}
 	return out
 }
 
 func TestArgSpecHas(t *testing.T) {
-	gnuRm := &ArgSpec{Abbrev: true, Flags: []string{"force", "interactive", "one-file-system", "no-preserve-root", "preserve-root", "recursive", "dir", "verbose"}}
-	grep := &ArgSpec{Short: "efABCm", Long: []string{"regexp", "file", "context"}, Abbrev: true}
+	gnuRm := &shell.ArgSpec{Abbrev: true, Flags: []string{"force", "interactive", "one-file-system", "no-preserve-root", "preserve-root", "recursive", "dir", "verbose"}}
+	grep := &shell.ArgSpec{Short: "efABCm", Long: []string{"regexp", "file", "context"}, Abbrev: true}
 	for _, tc := range []struct {
-		spec  *ArgSpec
+		spec  *shell.ArgSpec
 		line  string
 		short string
 		long  []string
@@ -42,9 +44,9 @@ func TestArgSpecHas(t *testing.T) {
 		{gnuRm, "rm -r$X y", "rR", []string{"recursive"}, true},
 		{gnuRm, "rm $X y", "rR", []string{"recursive"}, false},
 		// Without Abbrev (or when ambiguous for a known option) a prefix is not the option.
-		{&ArgSpec{}, "x --rec", "", []string{"recursive"}, false},
-		{&ArgSpec{Abbrev: true, Flags: []string{"force", "force-with-lease"}}, "git push --force-w", "f", []string{"force"}, false},
-		{&ArgSpec{Abbrev: true, Flags: []string{"force", "force-with-lease"}}, "git push --forc", "f", []string{"force"}, true},
+		{&shell.ArgSpec{}, "x --rec", "", []string{"recursive"}, false},
+		{&shell.ArgSpec{Abbrev: true, Flags: []string{"force", "force-with-lease"}}, "git push --force-w", "f", []string{"force"}, false},
+		{&shell.ArgSpec{Abbrev: true, Flags: []string{"force", "force-with-lease"}}, "git push --forc", "f", []string{"force"}, true},
 		// A value is not an option.
 		{grep, "grep -e -r x", "rR", []string{"recursive"}, false},
 		{grep, "grep -ie -r x", "rR", []string{"recursive"}, false},
@@ -54,7 +56,7 @@ func TestArgSpecHas(t *testing.T) {
 		{grep, "grep -ex -r y", "rR", []string{"recursive"}, true},
 		{grep, "grep --regexp=x -r y", "rR", []string{"recursive"}, true},
 		// Options end at the first operand for programs that read them in order.
-		{&ArgSpec{InOrder: true}, "nice ls -r", "r", nil, false},
+		{&shell.ArgSpec{InOrder: true}, "nice ls -r", "r", nil, false},
 	} {
 		if got := tc.spec.Has(words(tc.line), tc.short, tc.long...); got != tc.want {
 			t.Errorf("%q: Has(%q, %q) = %v, want %v", tc.line, tc.short, tc.long, got, tc.want)
@@ -63,9 +65,9 @@ func TestArgSpecHas(t *testing.T) {
 }
 
 func TestArgSpecValues(t *testing.T) {
-	curl := &ArgSpec{Short: "dHo", Long: []string{"data", "header", "output"}, Abbrev: true}
+	curl := &shell.ArgSpec{Short: "dHo", Long: []string{"data", "header", "output"}, Abbrev: true}
 	for _, tc := range []struct {
-		spec        *ArgSpec
+		spec        *shell.ArgSpec
 		line        string
 		short, long string
 		want        []string
@@ -93,9 +95,9 @@ func TestArgSpecValues(t *testing.T) {
 }
 
 func TestArgSpecOperands(t *testing.T) {
-	cp := &ArgSpec{Short: "tS", Long: []string{"target-directory", "suffix"}, Abbrev: true}
+	cp := &shell.ArgSpec{Short: "tS", Long: []string{"target-directory", "suffix"}, Abbrev: true}
 	for _, tc := range []struct {
-		spec *ArgSpec
+		spec *shell.ArgSpec
 		line string
 		want string
 	}{
@@ -105,7 +107,7 @@ func TestArgSpecOperands(t *testing.T) {
 		{cp, "cp --target dir a b", "a b"},
 		{cp, "cp -- -a b", "-a b"},
 		{cp, "cp - x", "- x"},
-		{&ArgSpec{InOrder: true}, "x -a b -c", "b -c"},
+		{&shell.ArgSpec{InOrder: true}, "x -a b -c", "b -c"},
 	} {
 		var got []string
 		for _, w := range tc.spec.Operands(words(tc.line)) {
@@ -118,10 +120,10 @@ func TestArgSpecOperands(t *testing.T) {
 }
 
 func TestArgSpecSkip(t *testing.T) {
-	timeout := &ArgSpec{Short: "sk", Long: []string{"signal", "kill-after"}, Positional: 1}
-	sudo := &ArgSpec{Short: "u", Stop: "lv", StopLong: []string{"list"}}
+	timeout := &shell.ArgSpec{Short: "sk", Long: []string{"signal", "kill-after"}, Positional: 1}
+	sudo := &shell.ArgSpec{Short: "u", Stop: "lv", StopLong: []string{"list"}}
 	for _, tc := range []struct {
-		spec *ArgSpec
+		spec *shell.ArgSpec
 		line string
 		want int
 	}{
@@ -146,13 +148,13 @@ func TestArgSpecSkip(t *testing.T) {
 
 func TestPowerShellParams(t *testing.T) {
 	args := words("Remove-Item -Rec -Path:x -Force:$true")
-	if !PSParam(args, "recurse", 1) || !PSParam(args, "force", 2) || PSParam(args, "whatif", 1) {
+	if !shell.PSParam(args, "recurse", 1) || !shell.PSParam(args, "force", 2) || shell.PSParam(args, "whatif", 1) {
 		t.Errorf("PSParam misreads %v", args)
 	}
-	if w, ok := PSValue(args, "path", 1); !ok || w.Value != "x" {
+	if w, ok := shell.PSValue(args, "path", 1); !ok || w.Value != "x" {
 		t.Errorf("PSValue(path) = %v %v", w, ok)
 	}
-	if !WinFlag(words("rd /S /Q x"), "s") || WinFlag(words("rd x"), "s") {
+	if !shell.WinFlag(words("rd /S /Q x"), "s") || shell.WinFlag(words("rd x"), "s") {
 		t.Error("WinFlag misreads rd /S")
 	}
 }

@@ -174,7 +174,7 @@ func (p *parser) cmdPipeline(toks []cmdTok, sc *scope, fr *frame) {
 		if len(upstream) > 0 {
 			in = &Input{Kind: InputPipe, Upstream: upstream}
 			for _, c := range upstream {
-				in.Taint |= commandTaint(c)
+				in.Taint |= p.commandTaint(c)
 			}
 		}
 		if c := p.cmdCommand(toks[start:i], in, sc, fr); c != nil {

@@ -10,80 +10,13 @@ import (
 	"mvdan.cc/sh/v3/expand"
 )
 
-// networkCommands produce data fetched from the network on stdout.
-var networkCommands = map[string]bool{
-	"curl": true, "wget": true, "fetch": true, "http": true, "https": true, "xh": true, "xhs": true,
-	"aria2c": true, "nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true,
-	"ssh": true, "lynx": true, "links": true, "w3m": true, "elinks": true, "tftp": true, "ftp": true,
-	"dig": true, "nslookup": true, "host": true, "drill": true, "kdig": true, "curlie": true,
-	"invoke-webrequest": true, "iwr": true, "invoke-restmethod": true, "irm": true,
-	"start-bitstransfer": true, "bitsadmin": true, "certutil": true, "http-prompt": true,
-}
-
-// IsNetworkSource reports whether a command's output is data from the
-// network.
-func IsNetworkSource(c *Command) bool {
-	name := strings.ToLower(c.Name())
-	if networkCommands[name] {
-		return true
-	}
-	if name == "openssl" && len(c.Args) > 1 && c.Args[1].Value == "s_client" {
-		return true
-	}
-	return false
-}
-
-// IsDecoder reports whether a command turns its input into different
-// text that a reader of the script cannot see: base64 -d, xxd -r, gunzip,
-// rev, tr, openssl -d, gpg -d.
-func IsDecoder(c *Command) bool {
-	name := c.Name()
-	has := func(flags ...string) bool {
-		for _, a := range c.Args[1:] {
-			if a.Dynamic {
-				continue
-			}
-			for _, f := range flags {
-				if a.Value == f {
-					return true
-				}
-				// Clustered short options: -di, -dw0.
-				if len(f) == 2 && f[0] == '-' && strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.IndexByte(a.Value[1:], f[1]) >= 0 {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	switch name {
-	case "base64", "base32", "basenc":
-		return has("-d", "--decode", "-D")
-	case "xxd":
-		return has("-r", "-revert")
-	case "uudecode", "gunzip", "zcat", "gzcat", "bzcat", "xzcat", "zstdcat", "unxz", "bunzip2", "unzstd", "lzcat", "unlzma", "lz4cat", "rev", "tr", "uncompress", "unpigz":
-		return true
-	case "gzip", "bzip2", "xz", "zstd", "lz4", "lzma", "pigz", "brotli":
-		return has("-d", "--decompress", "--uncompress")
-	case "openssl":
-		return has("-d", "-base64", "-a", "enc", "base64")
-	case "gpg", "gpg2", "age":
-		return has("-d", "--decrypt")
-	case "unzip":
-		return has("-p")
-	case "perl", "sed", "awk", "gawk", "python", "python3":
-		// Transformations of the input are judged by the code they run.
-		return false
-	}
-	return false
-}
-
 // commandTaint is where the output of a command comes from.
-func commandTaint(c *Command) Taint {
+func (p *parser) commandTaint(c *Command) Taint {
 	var t Taint
-	if IsNetworkSource(c) {
+	if p.networkSource(c) {
 		t |= Network
 	}
-	if IsDecoder(c) {
+	if p.decoder(c) {
 		t |= Decoded
 	}
 	for _, a := range c.Args {
@@ -93,9 +26,9 @@ func commandTaint(c *Command) Taint {
 	return t
 }
 
-func pipelineDecodes(cmds []*Command) bool {
+func (p *parser) pipelineDecodes(cmds []*Command) bool {
 	for _, c := range cmds {
-		if IsDecoder(c) {
+		if p.decoder(c) {
 			return true
 		}
 	}

@@ -56,6 +56,14 @@ type Options struct {
 	// FoldNames says that command names are found case-insensitively
 	// (macOS and Windows file systems): SUDO runs sudo there.
 	FoldNames bool
+	// Tools returns what is known about a program, by its exact name (nil
+	// for an unknown one): the programs it wraps, the code it runs, where
+	// its output comes from, what it writes. Nil knows no program: only
+	// the shells and their builtins are followed.
+	Tools func(name string) *Tool
+	// Vars returns how programs use an environment variable (nil for
+	// none that matters): EDITOR and GIT_SSH_COMMAND hold commands.
+	Vars func(name string) VarUse
 }
 
 type parser struct {
@@ -640,7 +648,7 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 func (p *parser) pipeInput(l pipeRes) *Input {
 	in := &Input{Kind: InputPipe, Upstream: l.cmds}
 	for _, c := range l.cmds {
-		in.Taint |= commandTaint(c)
+		in.Taint |= p.commandTaint(c)
 	}
 	if l.simple && len(l.cmds) > 0 {
 		if out, ok := foldPipeline(l.cmds); ok {

@@ -467,7 +467,7 @@ func (lx *psLexer) inner(src string) Taint {
 	}
 	t := sub.last
 	for _, c := range lx.p.prog.Commands[start:] {
-		t |= commandTaint(c)
+		t |= lx.p.commandTaint(c)
 	}
 	return t
 }
@@ -632,13 +632,13 @@ func (lx *psLexer) pipeline(toks []psTok) Taint {
 		if piped {
 			in = &Input{Kind: InputPipe, Upstream: upstream, Taint: taint}
 			for _, c := range upstream {
-				in.Taint |= commandTaint(c)
+				in.Taint |= lx.p.commandTaint(c)
 			}
 		}
 		cmd, t := lx.element(el, in)
 		if cmd != nil {
 			upstream = append(upstream, cmd)
-			taint |= commandTaint(cmd)
+			taint |= lx.p.commandTaint(cmd)
 		}
 		taint |= t
 		piped = true

@@ -1050,13 +1050,13 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 	}
 	var t Taint
 	for _, c := range p.prog.Commands[start:] {
-		t |= commandTaint(c)
+		t |= p.commandTaint(c)
 	}
 	if len(cs.Stmts) == 1 && res.simple && len(res.cmds) > 0 {
 		if out, ok := foldPipeline(res.cmds); ok {
 			// Bash drops NUL bytes from a substitution's output.
 			out = strings.TrimRight(strings.ReplaceAll(out, "\x00", ""), "\n")
-			if pipelineDecodes(res.cmds) {
+			if p.pipelineDecodes(res.cmds) {
 				t |= Decoded
 			}
 			return Word{Value: out, Prefix: out, Taint: t}
@@ -1149,7 +1149,7 @@ func (p *parser) procSubst(ps *syntax.ProcSubst, sc *scope, fr *frame) Word {
 	}
 	var t Taint
 	for _, c := range p.prog.Commands[start:] {
-		t |= commandTaint(c)
+		t |= p.commandTaint(c)
 	}
 	w := Word{Value: "/dev/fd/63", Prefix: "/dev/fd/63", Taint: t, Proc: true}
 	_ = raw

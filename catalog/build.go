@@ -1,0 +1,321 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// Builds: make and its kin, compilers (the programs they build) and the
+// package managers (what they install where, and the credential and
+// settings files their login and config commands write).
+
+var makeArgs = &shell.ArgSpec{Short: "CfIjlEoOW", Long: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "eval", "old-file", "assume-old", "what-if", "new-file", "assume-new", "output-sync", "debug", "jobserver-style"}, Abbrev: true}
+
+var buildTools = map[string]*Tool{
+	"make":  {Tool: shell.Tool{Args: makeArgs, Follow: followMake, Writes: makeWrites}},
+	"gmake": {Tool: shell.Tool{Args: makeArgs, Follow: followMake, Writes: makeWrites}},
+	"bmake": {Tool: shell.Tool{Args: makeArgs, Follow: followMake, Writes: makeWrites}},
+	"cmake": {Tool: shell.Tool{Writes: makeWrites}},
+	"ninja": {}, "meson": {},
+	"gcc": compiler, "g++": compiler, "cc": compiler, "c++": compiler, "clang": compiler, "clang++": compiler,
+	"rustc": compiler, "swiftc": compiler, "ghc": compiler, "gfortran": compiler, "tinygo": compiler, "ld": compiler,
+	"nvcc": compiler, "as": outputs,
+	"zig":   {Tool: shell.Tool{Writes: compilerWrites(false)}},
+	"go":    {Tool: shell.Tool{Writes: goWrites}},
+	"npm":   {Tool: shell.Tool{Writes: npmWrites}, HomeWrites: npmHome},
+	"pnpm":  {Tool: shell.Tool{Writes: npmWrites}, HomeWrites: npmHome},
+	"yarn":  {Tool: shell.Tool{Writes: npmWrites}, HomeWrites: yarnHome},
+	"pip":   {Tool: shell.Tool{Writes: pipWrites}, HomeWrites: pipHome},
+	"pip3":  {Tool: shell.Tool{Writes: pipWrites}, HomeWrites: pipHome},
+	"cargo": {Tool: shell.Tool{Writes: cargoWrites}, HomeWrites: cargoHome},
+	"gem":   {},
+}
+
+var compiler = &Tool{Tool: shell.Tool{Writes: compilerWrites(true)}}
+
+// compilerWrites: a compiler's -o FILE is a program it builds; the files
+// beside its sources change too (here).
+func compilerWrites(here bool) func(c *shell.Command) shell.Writes {
+	return func(c *shell.Command) shell.Writes {
+		w := outputOption(c)
+		w.Built = w.Files
+		w.Here = here
+		return w
+	}
+}
+
+// goWrites: go build -o FILE builds a program (go test -o a test binary).
+func goWrites(c *shell.Command) shell.Writes {
+	args := c.Args
+	if len(args) < 2 || !oneOf(args[1].Value, "build", "test") {
+		return shell.Writes{}
+	}
+	var w shell.Writes
+	for i, a := range args {
+		if a.Value == "-o" && i+1 < len(args) {
+			w.Files = append(w.Files, args[i+1])
+			if !args[i+1].Dynamic {
+				w.Built = append(w.Built, args[i+1])
+			}
+		}
+	}
+	return w
+}
+
+// makeWrites: make may change anything under its directory (-C DIR).
+func makeWrites(c *shell.Command) shell.Writes {
+	w := shell.Writes{Here: true}
+	for _, d := range anyArgs.Values(c.Args, "C", "directory", 0) {
+		w.Dirs = append(w.Dirs, d)
+	}
+	return w
+}
+
+// installs reports whether a command installs programs or packages.
+func installs(c *shell.Command) bool {
+	args := c.Args
+	switch c.Name() {
+	case "go", "cargo", "pip", "pip3", "npm", "pnpm", "yarn", "gem":
+		return hasWord(args, "install", "i", "add", "get")
+	case "make", "gmake", "cmake", "ninja", "meson":
+		return hasWord(args, "install")
+	}
+	return false
+}
+
+// installEnv are variables that tell installers where to install.
+var installEnv = map[string]bool{"GOBIN": true, "CARGO_HOME": true, "CARGO_INSTALL_ROOT": true, "PIP_TARGET": true,
+	"PIP_PREFIX": true, "npm_config_prefix": true, "NPM_CONFIG_PREFIX": true, "PREFIX": true, "DESTDIR": true}
+
+// installTargets are the places an installer is told by the environment
+// to install to.
+func installTargets(c *shell.Command) []shell.Word {
+	var out []shell.Word
+	for _, a := range c.Assigns {
+		if installEnv[a.Name] && installs(c) {
+			out = append(out, a.Value)
+		}
+	}
+	return out
+}
+
+// npmWrites: npm, pnpm and yarn change the project (node_modules), and
+// --prefix/--cwd name other places.
+func npmWrites(c *shell.Command) shell.Writes {
+	w := shell.Writes{Here: true}
+	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "prefix", 2)...)
+	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "cwd", 2)...)
+	return w
+}
+
+// pipWrites: pip -t/--target, --prefix, --root, --src name where it
+// installs.
+func pipWrites(c *shell.Command) shell.Writes {
+	var w shell.Writes
+	for _, o := range [][2]string{{"t", "target"}, {"", "prefix"}, {"", "root"}, {"", "src"}} {
+		w.Files = append(w.Files, anyArgs.Values(c.Args, o[0], o[1], 2)...)
+	}
+	return w
+}
+
+// uvWrites: uv pip install writes like pip; uv venv creates a virtual
+// environment.
+func uvWrites(c *shell.Command) shell.Writes {
+	var w shell.Writes
+	if hasWord(c.Args, "pip") {
+		w = pipWrites(c)
+	}
+	if len(c.Args) > 1 && c.Args[1].Value == "venv" {
+		w.Venv = venvDir(c.Args[2:], ".venv")
+	}
+	return w
+}
+
+// cargoWrites: cargo --root and --target-dir name where it writes.
+func cargoWrites(c *shell.Command) shell.Writes {
+	var w shell.Writes
+	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "root", 2)...)
+	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "target-dir", 2)...)
+	return w
+}
+
+func npmHome(c *shell.Command) []string {
+	args := c.Args
+	words := firstWords(args, 3)
+	w := func(i int) string {
+		if i < len(words) {
+			return words[i]
+		}
+		return ""
+	}
+	if loc, ok := anyArgs.Value(args, "L", "location"); ok && loc.Value == "project" || anyArgs.Has(args, "", "userconfig") {
+		return nil
+	}
+	if oneOf(w(0), "login", "adduser", "add-user", "logout") || (oneOf(w(0), "config", "c") && oneOf(w(1), "set", "delete", "edit", "fix")) || w(0) == "set" {
+		return []string{".npmrc"}
+	}
+	return nil
+}
+
+func yarnHome(c *shell.Command) []string {
+	words := firstWords(c.Args, 3)
+	w := func(i int) string {
+		if i < len(words) {
+			return words[i]
+		}
+		return ""
+	}
+	if (w(0) == "config" && oneOf(w(1), "set", "delete", "unset")) || (w(0) == "npm" && oneOf(w(1), "login", "logout")) || w(0) == "login" {
+		return []string{".yarnrc", ".yarnrc.yml"}
+	}
+	return nil
+}
+
+func pipHome(c *shell.Command) []string {
+	if c.Name() == "uv" {
+		return nil
+	}
+	words := firstWords(c.Args, 3)
+	if len(words) >= 2 && words[0] == "config" && oneOf(words[1], "set", "unset", "edit") && !anyArgs.Has(c.Args, "", "site") {
+		return []string{".config/pip/pip.conf"}
+	}
+	return nil
+}
+
+func cargoHome(c *shell.Command) []string {
+	if words := firstWords(c.Args, 1); len(words) == 1 && oneOf(words[0], "login", "logout") {
+		return []string{".cargo/credentials.toml"}
+	}
+	return nil
+}
+
+// followMake follows what make runs that the command line itself shows:
+// SHELL=PROG (recipes run through PROG), --eval TEXT and a makefile fed
+// on standard input (make -f -); makefiles on disk are not read.
+func followMake(f *shell.Follower) {
+	cmd := f.Cmd()
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		switch {
+		case strings.HasPrefix(a.Prefix, "SHELL=") || strings.HasPrefix(a.Prefix, ".SHELLFLAGS="):
+			_, val, _ := strings.Cut(v, "=")
+			w := word(val, a.Dynamic, a.Taint)
+			if strings.HasPrefix(v, "SHELL=") {
+				f.Code(word(val+" -c :", a.Dynamic, a.Taint), shell.ConfigCommand)
+			} else if w.Dynamic {
+				f.Code(w, shell.ConfigCommand)
+			}
+		case v == "--eval" && i+1 < len(args):
+			i++
+			makefile(f, args[i])
+		case strings.HasPrefix(v, "--eval="):
+			makefile(f, after(a, len("--eval=")))
+		case (v == "-f" || v == "--file" || v == "--makefile") && i+1 < len(args):
+			i++
+			mf := args[i]
+			if !mf.Dynamic && (mf.Value == "-" || mf.Value == "/dev/stdin" || mf.Value == "/dev/fd/0" || mf.Value == "/proc/self/fd/0") {
+				in := cmd.Stdin
+				if in.TextKnown && in.Taint == 0 {
+					makefile(f, shell.Static(in.Text))
+				} else if in.Kind != shell.InputInherited {
+					cmd.Script = &shell.ScriptRun{Kind: shell.ScriptStdin, Taint: in.Taint, Why: "the makefile comes from standard input"}
+				}
+			} else if mf.Proc {
+				if mf.ContentKnown {
+					makefile(f, shell.Static(mf.Content))
+				} else {
+					cmd.Script = &shell.ScriptRun{Kind: shell.ScriptPath, Path: mf, Taint: mf.Taint, Why: "the makefile comes from a process substitution"}
+				}
+			}
+		}
+	}
+}
+
+// makefile walks the shell code of makefile text: recipe lines and
+// $(shell …) calls. Make variables stay unknown.
+func makefile(f *shell.Follower, w shell.Word) {
+	cmd := f.Cmd()
+	cmd.Script = &shell.ScriptRun{Kind: shell.ScriptString, Taint: w.Taint}
+	if w.Dynamic {
+		cmd.Script.Why = "the makefile text is only known at run time"
+		return
+	}
+	var code strings.Builder
+	for _, line := range strings.Split(w.Value, "\n") {
+		if strings.HasPrefix(line, "\t") {
+			code.WriteString(makeToShell(strings.TrimLeft(line[1:], "@+- \t")))
+			code.WriteByte('\n')
+			continue
+		}
+		for rest := line; ; {
+			k := strings.Index(rest, "$(shell ")
+			if k < 0 {
+				break
+			}
+			body := rest[k+8:]
+			depth, end := 1, len(body)
+			for j := 0; j < len(body); j++ {
+				if body[j] == '(' {
+					depth++
+				} else if body[j] == ')' {
+					if depth--; depth == 0 {
+						end = j
+						break
+					}
+				}
+			}
+			code.WriteString(makeToShell(body[:end]))
+			code.WriteByte('\n')
+			rest = body[min(end+1, len(body)):]
+		}
+		if _, after, ok := strings.Cut(line, ";"); ok && strings.Contains(line[:strings.IndexByte(line, ';')], ":") && !strings.Contains(line, "=") {
+			// target: prereq ; recipe
+			code.WriteString(makeToShell(after))
+			code.WriteByte('\n')
+		}
+	}
+	cmd.Script.Known = f.Shell(code.String(), shell.ShellC)
+}
+
+// makeToShell turns a make recipe line into shell text: $$ is $,
+// $(shell X) runs X, other $(VAR) and ${VAR} references stay unknown.
+func makeToShell(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '$' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		switch n := s[i+1]; {
+		case n == '$':
+			b.WriteByte('$')
+			i++
+		case n == '(' || n == '{':
+			if strings.HasPrefix(s[i+2:], "shell ") {
+				b.WriteString("$(")
+				i += 7
+				continue
+			}
+			closer := byte(')')
+			if n == '{' {
+				closer = '}'
+			}
+			end := strings.IndexByte(s[i+2:], closer)
+			if end < 0 {
+				b.WriteString("${MAKEVAR}")
+				i = len(s)
+				continue
+			}
+			b.WriteString("${MAKEVAR}")
+			i += 2 + end
+		default:
+			b.WriteString("${MAKEVAR}")
+			i++
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,146 @@
+package catalog
+
+import (
+	"strings"
+
+	"github.com/safeexec/safeexec/shell"
+)
+
+// Tool is what safeexec knows about one program. The embedded shell.Tool
+// is what the parser needs (how it reads its options, what it runs, where
+// its output comes from, what it writes); the rest is what the
+// classifier asks about the files it reads and writes.
+type Tool struct {
+	shell.Tool
+	// Targets are the files and directories the command changes other
+	// than by writing their content: deletes, creates empty, changes the
+	// mode, owner or times of (rm, mkdir, chmod, touch).
+	Targets func(c *shell.Command) []shell.Word
+	// HomeWrites are the files under the home directory (relative to it)
+	// that the command changes without naming them: the stores of
+	// credentials and settings that login and config commands write.
+	HomeWrites func(c *shell.Command) []string
+	// Reads are files the command reads or sends that are not among its
+	// operands (curl -d @FILE).
+	Reads func(c *shell.Command) []shell.Word
+	// TreeReads are the directories whose whole tree the command reads
+	// (tar c DIR, grep -r PATTERN DIR, cp -r DIR).
+	TreeReads func(c *shell.Command) []shell.Word
+}
+
+// tools holds every family's programs by exact name; init fills it.
+var tools = map[string]*Tool{}
+
+// families are the per-family tables, in the order of the files.
+var families = []map[string]*Tool{
+	wrapperTools, runnerTools, gitTools, fetchTools, codecTools, fileTools, archiveTools,
+	remoteTools, buildTools, interpreterTools, editorTools, terminalTools, sedTools,
+	containerTools, cloudTools,
+}
+
+func init() {
+	for _, fam := range families {
+		for name, t := range fam {
+			if tools[name] != nil {
+				panic("catalog: " + name + " is in two families")
+			}
+			tools[name] = t
+		}
+	}
+}
+
+// Lookup returns what is known about a program by its exact name (as
+// shell.CommandName gives it), or nil.
+func Lookup(name string) *Tool {
+	return tools[name]
+}
+
+// Tools is Lookup for the parser: shell.Options.Tools.
+func Tools(name string) *shell.Tool {
+	if t := tools[name]; t != nil {
+		return &t.Tool
+	}
+	return nil
+}
+
+// Args returns how a program reads its options (nil when not known: no
+// option takes a value).
+func Args(name string) *shell.ArgSpec {
+	if t := tools[name]; t != nil {
+		return t.Args
+	}
+	return nil
+}
+
+// word is a word with value v whose dynamic part and taint come from the
+// word it was cut from.
+func word(v string, dynamic bool, t shell.Taint) shell.Word {
+	w := shell.Word{Value: v, Dynamic: dynamic, Taint: t}
+	if !dynamic {
+		w.Prefix = v
+	}
+	return w
+}
+
+// after is the part of w after its first n bytes (an option's attached
+// value), dynamic when w is.
+func after(w shell.Word, n int) shell.Word {
+	if !w.Dynamic {
+		return word(w.Value[min(n, len(w.Value)):], false, w.Taint)
+	}
+	pre := ""
+	if len(w.Prefix) > n {
+		pre = w.Prefix[n:]
+	}
+	return shell.Word{Value: w.Value[min(n, len(w.Value)):], Dynamic: true, Prefix: pre, Taint: w.Taint}
+}
+
+// hasWord reports whether any argument is one of the words (static).
+func hasWord(args []shell.Word, set ...string) bool {
+	for _, a := range args[1:] {
+		if !a.Dynamic {
+			for _, s := range set {
+				if a.Value == s {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// oneOf reports whether s is one of set.
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// anyArgs reads the options of a program whose options are not known:
+// none takes a value unless the question says so.
+var anyArgs = &shell.ArgSpec{}
+
+// operands are the command's operands, read with its own ArgSpec.
+func operands(c *shell.Command) []shell.Word {
+	return Args(c.Name()).Operands(c.Args)
+}
+
+// firstWords returns up to n words that are not options (subcommands).
+func firstWords(args []shell.Word, n int) []string {
+	var words []string
+	for _, a := range args[1:] {
+		if a.Dynamic {
+			break
+		}
+		if !strings.HasPrefix(a.Value, "-") {
+			words = append(words, a.Value)
+			if len(words) == n {
+				break
+			}
+		}
+	}
+	return words
+}

@@ -1,0 +1,202 @@
+package shell
+
+import "strings"
+
+// Tool is what the parser knows about one program: how it reads its
+// options, what command or code it runs, where its output comes from and
+// what it changes on disk. Package shell knows the shell languages and
+// their builtins only; the programs come from [Options].Tools (package
+// catalog provides them).
+type Tool struct {
+	// Args says how the program reads its options (nil: no option takes
+	// a value).
+	Args *ArgSpec
+	// Wraps says the program runs the command that follows its options
+	// and Args.Positional operands (env, nice, timeout, sudo): the command
+	// is judged, and the program is recorded in Command.Wrappers.
+	Wraps bool
+	// Assigns says NAME=value words may come before that command (sudo).
+	Assigns bool
+	// Unwrap finds the wrapped command where Wraps is not enough: its
+	// index in cmd.Args, and whether there is one. It may rewrite
+	// cmd.Args (env -S, xargs).
+	Unwrap func(cmd *Command) (int, bool)
+	// Runs are the options whose value is shell code the program runs
+	// (su -c CODE, rsync -e CMD).
+	Runs []CodeArg
+	// Follow follows what else the program runs (git -c alias.x=!…, tar
+	// --to-command, find -exec), through the Follower.
+	Follow func(f *Follower)
+	// Network says the program's output is data from the network.
+	Network func(cmd *Command) bool
+	// Decodes says the program turns its input into other text that a
+	// reader of the script cannot see (base64 -d, gunzip).
+	Decodes func(cmd *Command) bool
+	// Writes says what the command changes on disk, as far as its words
+	// show.
+	Writes func(cmd *Command) Writes
+}
+
+// CodeArg is an option whose value is shell code: -Short CODE or
+// --Long CODE (Long may be "" or Short "").
+type CodeArg struct {
+	Short, Long string
+}
+
+// Writes are what a command changes on disk.
+type Writes struct {
+	// Files are the files (or directories) it writes, creates or deletes
+	// by name.
+	Files []Word
+	// Maybe are files it may write (names in inline interpreter code):
+	// a script read from one later is not trusted, but they are not
+	// reported as writes.
+	Maybe []Word
+	// Dirs are directories under which anything may change (cp's
+	// destination, tar -C DIR); Here says the same of the command's
+	// working directory (make, npm install, git checkout).
+	Dirs []Word
+	Here bool
+	// Built are programs it writes (a compiler's -o FILE): running one
+	// later is running a program, not an unreadable script.
+	Built []Word
+	// Links are the symbolic links it makes, {target, name}.
+	Links [][2]Word
+	// Venv is the directory of a virtual environment it creates.
+	Venv string
+}
+
+// VarUse says how programs use an environment variable's value, when
+// that matters to what a command runs: f.Cmd() is the command the
+// assignment is for (one without arguments for a plain assignment).
+type VarUse func(val Word, f *Follower)
+
+// Follower is what a Tool's Follow and a VarUse see of the parser: the
+// command, and ways to hand it the code it runs. Code handed to it runs
+// in a new process: it sees the command's exported variables and its
+// assignments.
+type Follower struct {
+	p     *parser
+	sc    *scope
+	fr    *frame
+	cmd   *Command
+	alone bool
+}
+
+// Alone reports, for a VarUse, that the assignment stands alone (x=1,
+// export x=1): it is for the commands that follow, not for Cmd.
+func (f *Follower) Alone() bool { return f.alone }
+
+// Cmd is the command being followed.
+func (f *Follower) Cmd() *Command { return f.cmd }
+
+// Script says the command runs w as a shell script, like sh -c w
+// (Command.Script says whether it could be read).
+func (f *Follower) Script(w Word) { f.p.stringScript(f.cmd, w, f.sc, f.fr) }
+
+// Joined says the command runs its words joined by blanks as a shell
+// script (watch CMD ARG…).
+func (f *Follower) Joined(words []Word) { f.p.joinedScript(f.cmd, words, f.sc, f.fr) }
+
+// Code says the command runs w as shell code, reached in the way o says
+// (a value of git configuration, a tar option); unlike Script it leaves
+// Command.Script alone, and code only known at run time becomes a
+// command with a dynamic name.
+func (f *Follower) Code(w Word, o Origin) {
+	f.p.nestedWord(w, o, f.cmd, f.p.childScope(f.sc, f.cmd), f.fr)
+}
+
+// Shell parses and walks text as shell code the command runs, reached in
+// the way o says; it reports whether the code could be analysed.
+func (f *Follower) Shell(text string, o Origin) bool {
+	return f.p.nestedSh(text, o, f.cmd, f.p.childScope(f.sc, f.cmd), f.fr, false)
+}
+
+// Run says the command runs c (whose Args are set; Dir, Parent and,
+// unless set, Stdin are filled in) directly, reached in the way o says
+// (find -exec, git bisect run).
+func (f *Follower) Run(c *Command, o Origin) {
+	if c.Parent == nil {
+		c.Parent = f.cmd
+	}
+	if c.Dir == "" && !c.DirKnown {
+		c.Dir, c.DirKnown = f.cmd.Dir, f.cmd.DirKnown
+	}
+	f.p.finish(c, f.p.childScope(f.sc, f.cmd), f.fr.child(o, f.cmd, f.fr.src))
+}
+
+// Stdin says the command runs its standard input as a shell script, with
+// args as its positional parameters (nil: unknown ones).
+func (f *Follower) Stdin(args []Word) {
+	child := f.p.childScope(f.sc, f.cmd)
+	if args != nil {
+		child.pos, child.posKnown = args, true
+	}
+	f.p.stdinScript(f.cmd, child, f.fr)
+}
+
+// Lookup returns the value a variable has for the command.
+func (f *Follower) Lookup(name string) (Word, bool) {
+	for _, a := range f.cmd.Assigns {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return f.p.lookup(f.sc, name)
+}
+
+// tool returns what the catalog knows about a program.
+func (p *parser) tool(name string) *Tool {
+	if p.opts.Tools == nil || name == "" {
+		return nil
+	}
+	return p.opts.Tools(name)
+}
+
+// follow applies a command's Tool: its code options and its follower. It
+// reports whether the tool follows anything.
+func (p *parser) follow(cmd *Command, t *Tool, sc *scope, fr *frame) bool {
+	if t == nil || len(t.Runs) == 0 && t.Follow == nil {
+		return false
+	}
+	f := &Follower{p: p, sc: sc, fr: fr, cmd: cmd}
+	for _, r := range t.Runs {
+		if w, ok := t.Args.Value(cmd.Args, r.Short, r.Long); ok {
+			f.Script(w)
+			break
+		}
+	}
+	if t.Follow != nil {
+		t.Follow(f)
+	}
+	return true
+}
+
+// varUse follows an assignment of a variable whose value programs use.
+func (p *parser) varUse(name string, val Word, sc *scope, fr *frame, cmd *Command) {
+	if p.opts.Vars == nil {
+		return
+	}
+	use := p.opts.Vars(name)
+	if use == nil {
+		return
+	}
+	f := &Follower{p: p, sc: sc, fr: fr, cmd: cmd}
+	if cmd == nil {
+		f.cmd, f.alone = &Command{Dir: sc.dir, DirKnown: sc.dirKnown}, true
+	}
+	use(val, f)
+}
+
+// networkSource reports whether a command's output is data from the
+// network.
+func (p *parser) networkSource(c *Command) bool {
+	t := p.tool(strings.ToLower(c.Name()))
+	return t != nil && t.Network != nil && t.Network(c)
+}
+
+// decoder reports whether a command turns its input into hidden text.
+func (p *parser) decoder(c *Command) bool {
+	t := p.tool(c.Name())
+	return t != nil && t.Decodes != nil && t.Decodes(c)
+}

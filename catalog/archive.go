@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -61,7 +62,7 @@ func tarModes(args []shell.Word) (extract, create bool) {
 		case a.Operand:
 		case a.Name == "x" || a.Name == "extract" || a.Name == "get":
 			extract = true
-		case oneOf(a.Name, "c", "r", "u", "create", "append", "update"):
+		case slices.Contains([]string{"c", "r", "u", "create", "append", "update"}, a.Name):
 			create = true
 		}
 	}

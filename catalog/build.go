@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -48,7 +49,7 @@ func compilerWrites(here bool) func(c *shell.Command) shell.Writes {
 // goWrites: go build -o FILE builds a program (go test -o a test binary).
 func goWrites(c *shell.Command) shell.Writes {
 	args := c.Args
-	if len(args) < 2 || !oneOf(args[1].Value, "build", "test") {
+	if len(args) < 2 || !slices.Contains([]string{"build", "test"}, args[1].Value) {
 		return shell.Writes{}
 	}
 	var w shell.Writes
@@ -152,7 +153,7 @@ func npmHome(c *shell.Command) []string {
 	if loc, ok := anyArgs.Value(args, "L", "location"); ok && loc.Value == "project" || anyArgs.Has(args, "", "userconfig") {
 		return nil
 	}
-	if oneOf(w(0), "login", "adduser", "add-user", "logout") || (oneOf(w(0), "config", "c") && oneOf(w(1), "set", "delete", "edit", "fix")) || w(0) == "set" {
+	if slices.Contains([]string{"login", "adduser", "add-user", "logout"}, w(0)) || (slices.Contains([]string{"config", "c"}, w(0)) && slices.Contains([]string{"set", "delete", "edit", "fix"}, w(1))) || w(0) == "set" {
 		return []string{".npmrc"}
 	}
 	return nil
@@ -166,7 +167,7 @@ func yarnHome(c *shell.Command) []string {
 		}
 		return ""
 	}
-	if (w(0) == "config" && oneOf(w(1), "set", "delete", "unset")) || (w(0) == "npm" && oneOf(w(1), "login", "logout")) || w(0) == "login" {
+	if (w(0) == "config" && slices.Contains([]string{"set", "delete", "unset"}, w(1))) || (w(0) == "npm" && slices.Contains([]string{"login", "logout"}, w(1))) || w(0) == "login" {
 		return []string{".yarnrc", ".yarnrc.yml"}
 	}
 	return nil
@@ -177,14 +178,14 @@ func pipHome(c *shell.Command) []string {
 		return nil
 	}
 	words := firstWords(c.Args, 3)
-	if len(words) >= 2 && words[0] == "config" && oneOf(words[1], "set", "unset", "edit") && !anyArgs.Has(c.Args, "", "site") {
+	if len(words) >= 2 && words[0] == "config" && slices.Contains([]string{"set", "unset", "edit"}, words[1]) && !anyArgs.Has(c.Args, "", "site") {
 		return []string{".config/pip/pip.conf"}
 	}
 	return nil
 }
 
 func cargoHome(c *shell.Command) []string {
-	if words := firstWords(c.Args, 1); len(words) == 1 && oneOf(words[0], "login", "logout") {
+	if words := firstWords(c.Args, 1); len(words) == 1 && slices.Contains([]string{"login", "logout"}, words[0]) {
 		return []string{".cargo/credentials.toml"}
 	}
 	return nil

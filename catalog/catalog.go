@@ -109,16 +109,6 @@ func hasWord(args []shell.Word, set ...string) bool {
 	return false
 }
 
-// oneOf reports whether s is one of set.
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
-
 // anyArgs reads the options of a program whose options are not known:
 // none takes a value unless the question says so.
 var anyArgs = &shell.ArgSpec{}

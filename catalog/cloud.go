@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"slices"
+
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -9,16 +11,18 @@ import (
 
 var cloudTools = map[string]*Tool{
 	"gh": {HomeWrites: homeWhen(".config/gh/hosts.yml", func(w []string) bool {
-		return at(w, 0) == "auth" && oneOf(at(w, 1), "login", "logout", "refresh", "setup-git", "switch")
+		return at(w, 0) == "auth" && slices.Contains([]string{"login", "logout", "refresh", "setup-git", "switch"}, at(w, 1))
 	})},
 	"gcloud": {HomeWrites: homeWhen(".config/gcloud", func(w []string) bool {
-		return at(w, 0) == "auth" && oneOf(at(w, 1), "login", "activate-service-account", "revoke", "application-default") || at(w, 0) == "config" && oneOf(at(w, 1), "set", "unset")
+		return at(w, 0) == "auth" && slices.Contains([]string{"login", "activate-service-account", "revoke", "application-default"}, at(w, 1)) || at(w, 0) == "config" && slices.Contains([]string{"set", "unset"}, at(w, 1))
 	})},
 	"aws": {HomeWrites: homeWhen(".aws/config", func(w []string) bool {
-		return at(w, 0) == "configure" && (len(w) == 1 || oneOf(at(w, 1), "set", "import", "sso")) || at(w, 0) == "sso" && at(w, 1) == "login"
+		return at(w, 0) == "configure" && (len(w) == 1 || slices.Contains([]string{"set", "import", "sso"}, at(w, 1))) || at(w, 0) == "sso" && at(w, 1) == "login"
 	})},
-	"az":         {HomeWrites: homeWhen(".azure", func(w []string) bool { return oneOf(at(w, 0), "login", "logout") })},
-	"heroku":     {HomeWrites: homeWhen(".netrc", func(w []string) bool { return oneOf(at(w, 0), "login", "logout", "auth:login", "auth:logout") })},
+	"az": {HomeWrites: homeWhen(".azure", func(w []string) bool { return slices.Contains([]string{"login", "logout"}, at(w, 0)) })},
+	"heroku": {HomeWrites: homeWhen(".netrc", func(w []string) bool {
+		return slices.Contains([]string{"login", "logout", "auth:login", "auth:logout"}, at(w, 0))
+	})},
 	"ssh-keygen": {Tool: shell.Tool{Writes: sshKeygenWrites}, HomeWrites: sshKeygenHome},
 }
 

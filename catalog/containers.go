@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"slices"
+
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -34,7 +36,7 @@ func containerWrites(c *shell.Command) shell.Writes {
 
 func dockerHome(c *shell.Command) []string {
 	w := firstWords(c.Args, 2)
-	if len(w) > 0 && oneOf(w[0], "login", "logout") || c.Name() == "helm" && len(w) > 1 && w[0] == "registry" && oneOf(w[1], "login", "logout") {
+	if len(w) > 0 && slices.Contains([]string{"login", "logout"}, w[0]) || c.Name() == "helm" && len(w) > 1 && w[0] == "registry" && slices.Contains([]string{"login", "logout"}, w[1]) {
 		return []string{".docker/config.json"}
 	}
 	return nil
@@ -42,7 +44,7 @@ func dockerHome(c *shell.Command) []string {
 
 func kubeHome(c *shell.Command) []string {
 	w := firstWords(c.Args, 2)
-	if len(w) > 1 && w[0] == "config" && oneOf(w[1], "set", "set-context", "set-cluster", "set-credentials", "use-context", "use", "delete-context", "delete-cluster", "delete-user", "rename-context", "unset") && !anyArgs.Has(c.Args, "", "kubeconfig") {
+	if len(w) > 1 && w[0] == "config" && slices.Contains([]string{"set", "set-context", "set-cluster", "set-credentials", "use-context", "use", "delete-context", "delete-cluster", "delete-user", "rename-context", "unset"}, w[1]) && !anyArgs.Has(c.Args, "", "kubeconfig") {
 		return []string{".kube/config"}
 	}
 	return nil

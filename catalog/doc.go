@@ -33,7 +33,7 @@
 // Teaching safeexec a new wrapper, or a program whose option takes shell
 // code, is one line in its family's table:
 //
-//	"entr": {Tool: shell.Tool{Args: &shell.ArgSpec{Short: "s"}, Runs: []shell.CodeArg{{Short: "x"}}}},
+//	"mytool": {Tool: shell.Tool{Args: &shell.ArgSpec{Short: "x"}, Runs: []shell.CodeArg{{Short: "x", Long: "exec"}}}},
 //
 // # Limits
 //

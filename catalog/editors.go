@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -76,10 +77,10 @@ func exShellCommands(line string) []string {
 		switch {
 		case strings.HasPrefix(l, "!"):
 			return append(out, l[1:])
-		case oneOf(word, "r", "re", "rea", "read", "w", "wr", "wri", "writ", "write", "wa", "wq", "x", "xit", "sav", "saveas") && strings.HasPrefix(strings.TrimLeft(rest, "+=abcdefghijklmnopqrstuvwxyz"), "!"):
+		case slices.Contains([]string{"r", "re", "rea", "read", "w", "wr", "wri", "writ", "write", "wa", "wq", "x", "xit", "sav", "saveas"}, word) && strings.HasPrefix(strings.TrimLeft(rest, "+=abcdefghijklmnopqrstuvwxyz"), "!"):
 			r := strings.TrimLeft(rest, "+=abcdefghijklmnopqrstuvwxyz")
 			return append(out, r[1:])
-		case oneOf(word, "ter", "term", "termi", "termin", "termina", "terminal"):
+		case slices.Contains([]string{"ter", "term", "termi", "termin", "termina", "terminal"}, word):
 			for strings.HasPrefix(rest, "++") {
 				_, rest, _ = strings.Cut(rest, " ")
 				rest = strings.TrimLeft(rest, " \t")
@@ -90,7 +91,7 @@ func exShellCommands(line string) []string {
 			return out
 		}
 		cur, next, more := strings.Cut(l, "|")
-		if strings.Contains(cur, "system(") || strings.Contains(cur, "systemlist(") || strings.Contains(cur, "jobstart(") || strings.Contains(cur, "term_start(") || oneOf(word, "exe", "exec", "execute", "lua", "py", "py3", "python", "python3", "perl", "ruby", "luado", "pydo", "py3do", "perldo", "rubydo", "pyfile", "py3file", "luafile", "so", "sou", "sour", "sourc", "source") {
+		if strings.Contains(cur, "system(") || strings.Contains(cur, "systemlist(") || strings.Contains(cur, "jobstart(") || strings.Contains(cur, "term_start(") || slices.Contains([]string{"exe", "exec", "execute", "lua", "py", "py3", "python", "python3", "perl", "ruby", "luado", "pydo", "py3do", "perldo", "rubydo", "pyfile", "py3file", "luafile", "so", "sou", "sour", "sourc", "source"}, word) {
 			out = append(out, "")
 		}
 		if !more {

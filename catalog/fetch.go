@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -51,7 +52,7 @@ func opensslWrites(c *shell.Command) shell.Writes {
 	var w shell.Writes
 	args := c.Args
 	for i := 1; i+1 < len(args); i++ {
-		if oneOf(args[i].Value, "-out", "-keyout", "-certout") {
+		if slices.Contains([]string{"-out", "-keyout", "-certout"}, args[i].Value) {
 			w.Files = append(w.Files, args[i+1])
 		}
 	}

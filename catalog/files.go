@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -271,7 +272,7 @@ func findTargets(c *shell.Command) []shell.Word {
 	args := c.Args
 	var out []shell.Word
 	for i := 1; i+1 < len(args); i++ {
-		if oneOf(args[i].Value, "-fprint", "-fprint0", "-fprintf", "-fls") {
+		if slices.Contains([]string{"-fprint", "-fprint0", "-fprintf", "-fls"}, args[i].Value) {
 			out = append(out, args[i+1])
 		}
 	}
@@ -289,7 +290,7 @@ func FindDeletes(c *shell.Command) (deletes bool, what []string) {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			if i+1 < len(c.Args) {
 				n := shell.CommandName(c.Args[i+1].Value)
-				if oneOf(n, "rm", "rmdir", "unlink", "shred", "srm", "truncate", "chmod", "chown", "mv") {
+				if slices.Contains([]string{"rm", "rmdir", "unlink", "shred", "srm", "truncate", "chmod", "chown", "mv"}, n) {
 					deletes = true
 					if n != "chmod" && n != "chown" && n != "mv" {
 						what = append(what, a.Value+" "+n)
@@ -324,7 +325,7 @@ var findReaders = map[string]bool{"cat": true, "head": true, "tail": true, "less
 func findReads(c *shell.Command) []shell.Word {
 	args := c.Args
 	for i, a := range args {
-		if oneOf(a.Value, "-exec", "-execdir", "-ok", "-okdir") && i+1 < len(args) && findReaders[shell.CommandName(args[i+1].Value)] {
+		if slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, a.Value) && i+1 < len(args) && findReaders[shell.CommandName(args[i+1].Value)] {
 			return FindStarts(c)
 		}
 	}

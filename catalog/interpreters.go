@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -103,7 +104,7 @@ func venvDir(rest []shell.Word, def string) string {
 		if a.Dynamic {
 			return ""
 		}
-		if oneOf(a.Value, "--prompt", "-p", "--python", "--extra-search-dir", "--activators", "--index-url", "--link-mode") {
+		if slices.Contains([]string{"--prompt", "-p", "--python", "--extra-search-dir", "--activators", "--index-url", "--link-mode"}, a.Value) {
 			i++
 			continue
 		}

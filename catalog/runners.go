@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -71,7 +72,7 @@ func unwrapEntr(cmd *shell.Command) (int, bool) {
 
 // unwrapNix handles nix develop|shell … -c CMD / --command CMD.
 func unwrapNix(cmd *shell.Command) (int, bool) {
-	if len(cmd.Args) < 3 || cmd.Args[1].Dynamic || !oneOf(cmd.Args[1].Value, "develop", "shell") {
+	if len(cmd.Args) < 3 || cmd.Args[1].Dynamic || !slices.Contains([]string{"develop", "shell"}, cmd.Args[1].Value) {
 		return 0, false
 	}
 	for i := 2; i < len(cmd.Args)-1; i++ {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -35,7 +36,7 @@ func unwrapScreen(cmd *shell.Command) (int, bool) {
 		if a.Dynamic || !strings.HasPrefix(v, "-") {
 			break
 		}
-		if oneOf(strings.ToLower(v), "-r", "-x", "-ls", "-list", "-wipe", "-v", "-q", "-help") || strings.HasPrefix(v, "-r") {
+		if slices.Contains([]string{"-r", "-x", "-ls", "-list", "-wipe", "-v", "-q", "-help"}, strings.ToLower(v)) || strings.HasPrefix(v, "-r") {
 			return 0, false
 		}
 	}

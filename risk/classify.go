@@ -249,39 +249,6 @@ func (j *judge) command(c *shell.Command) {
 	j.assigns(c)
 }
 
-func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
-	if len(w.Args) > 0 {
-		// The wrapper's own output files (strace -o, time -o).
-		own := &shell.Command{Args: append([]shell.Word{shell.Static(w.Name)}, w.Args...), Dir: c.Dir, DirKnown: c.DirKnown, Dialect: c.Dialect}
-		for _, t := range catalog.Targets(own) {
-			j.write(c, t, w.Name+" writes")
-		}
-	}
-	switch w.Name {
-	case "sudo", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec":
-		j.hit(c, ruleSudo, "%s runs the command as another user (root by default)", w.Name)
-	case "chpst", "setpriv":
-		own := append([]shell.Word{shell.Static(w.Name)}, w.Args...)
-		if anyArgs.Has(own, "uU", "reuid", "regid", "ruid", "euid", "rgid", "egid", "groups", "init-groups", "inh-caps", "ambient-caps") {
-			j.hit(c, ruleSudo, "%s runs the command as another user or with other privileges", w.Name)
-		}
-	case "distrobox-host-exec":
-		j.hit(c, ruleSandboxEscape, "%s runs the command on the host, outside the sandbox", w.Name)
-	case "doas":
-		j.hit(c, ruleDoas, "doas runs the command as another user (root by default)")
-	case "runuser":
-		j.hit(c, ruleSu, "runuser runs the command as another user")
-	case "exec":
-		if !c.FromFile {
-			j.hit(c, ruleExec, "exec in command position replaces the shell with another program")
-		}
-	case "systemd-run":
-		j.hit(c, ruleSandboxEscape, "systemd-run starts the command through the service manager, outside the sandbox")
-	case "chroot", "nsenter", "unshare":
-		j.hit(c, ruleSudo, "%s needs root privileges", w.Name)
-	}
-}
-
 func (j *judge) dynamicName(c *shell.Command) {
 	w := c.Args[0]
 	if w.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {

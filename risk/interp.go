@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -108,7 +109,7 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 			case v == "-":
 				src.fromStdin = true
 				return src, true
-			case oneOf(v, "-V", "--version", "-h", "--help", "-VV"):
+			case slices.Contains([]string{"-V", "--version", "-h", "--help", "-VV"}, v):
 				return src, false
 			case v == "--check-hash-based-pycs":
 				i += 2
@@ -177,7 +178,7 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 			case v == "-":
 				src.fromStdin = true
 				return src, true
-			case oneOf(v, "-v", "--version", "-h", "--help"):
+			case slices.Contains([]string{"-v", "--version", "-h", "--help"}, v):
 				return src, false
 			case strings.HasPrefix(v, "-"):
 				i++
@@ -202,7 +203,7 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 				src.fromStdin = true
 				return src, true
 			case len(v) > 1 && v[0] == '-' && v[1] != '-':
-				if oneOf(v, "-v", "-h", "-V") {
+				if slices.Contains([]string{"-v", "-h", "-V"}, v) {
 					return src, src.inline
 				}
 				i = clusterCode(args, i, l, add)
@@ -243,7 +244,7 @@ func programOf(c *shell.Command, l lang) (codeSource, bool) {
 				}
 			case v == "-d" || v == "-c" || v == "-z" || v == "-F":
 				i += 2
-			case oneOf(v, "-v", "-h", "-m", "-i", "-l", "-S", "--version"):
+			case slices.Contains([]string{"-v", "-h", "-m", "-i", "-l", "-S", "--version"}, v):
 				return src, false
 			case strings.HasPrefix(v, "-"):
 				i++

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -550,7 +551,7 @@ func callKind(l lang, name string) kind {
 			}
 		case "writeFileSync", "writeFile", "appendFileSync", "appendFile", "createWriteStream", "copyFileSync", "renameSync", "symlinkSync", "chmodSync", "mkdirSync", "cpSync",
 			"truncateSync", "truncate", "copyFile", "rename", "symlink", "chmod", "chown", "chownSync", "mkdir", "cp", "writeTextFileSync", "writeTextFile", "utimesSync", "linkSync", "link":
-			if oneOf(last, "rename", "symlink", "chmod", "chown", "mkdir", "cp", "link", "truncate", "copyFile") && !(recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || recv == "fse" || recv == "Deno") {
+			if slices.Contains([]string{"rename", "symlink", "chmod", "chown", "mkdir", "cp", "link", "truncate", "copyFile"}, last) && !(recv == "fs" || recv == "fsp" || recv == "fs.promises" || recv == "promises" || recv == "fse" || recv == "Deno") {
 				return kindNone
 			}
 			return kindWrite
@@ -593,7 +594,7 @@ func callKind(l lang, name string) kind {
 			return kindRemove
 		case recv == "File" && last == "open":
 			return kindOpen
-		case (recv == "File" || recv == "IO") && (last == "write" || last == "binwrite"), recv == "FileUtils" && oneOf(last, "touch", "mkdir", "mkdir_p", "makedirs", "chmod", "chmod_R", "chown", "chown_R", "cp", "cp_r", "copy", "copy_file", "mv", "move", "ln", "ln_s", "ln_sf", "install"), recv == "File" && oneOf(last, "rename", "symlink", "chmod", "truncate"), recv == "Dir" && last == "mkdir":
+		case (recv == "File" || recv == "IO") && (last == "write" || last == "binwrite"), recv == "FileUtils" && slices.Contains([]string{"touch", "mkdir", "mkdir_p", "makedirs", "chmod", "chmod_R", "chown", "chown_R", "cp", "cp_r", "copy", "copy_file", "mv", "move", "ln", "ln_s", "ln_sf", "install"}, last), recv == "File" && slices.Contains([]string{"rename", "symlink", "chmod", "truncate"}, last), recv == "Dir" && last == "mkdir":
 			return kindWrite
 		case recv == "Dir" && (last == "rmdir" || last == "delete" || last == "unlink"):
 			return kindRemove
@@ -828,7 +829,7 @@ func (j *judge) codePath(c *shell.Command, who string, cl call, writes bool) {
 	if mp, ok := perlOpenPath(cl); ok {
 		// open(F, ">path"), open(my $f, ">", "path"): the mode leads.
 		a = expr{str: strings.TrimLeft(mp, "<>+|- "), isStr: true}
-	} else if k := len(cl.args) - 1; k >= 1 && writes && oneOf(lastName(cl.name), "cp", "cp_r", "mv", "move", "copy", "copy_file", "install", "ln", "ln_s", "ln_sf", "rename", "symlink", "copyFile", "cpSync", "link", "linkSync", "symlinkSync") {
+	} else if k := len(cl.args) - 1; k >= 1 && writes && slices.Contains([]string{"cp", "cp_r", "mv", "move", "copy", "copy_file", "install", "ln", "ln_s", "ln_sf", "rename", "symlink", "copyFile", "cpSync", "link", "linkSync", "symlinkSync"}, lastName(cl.name)) {
 		// (source, destination): the destination is written.
 		j.codeRead(c, who, cl.args[0])
 		a = cl.args[1]
@@ -837,7 +838,7 @@ func (j *judge) codePath(c *shell.Command, who string, cl call, writes bool) {
 		if writes && a.dynamic {
 			if p, ok := homeJoin(a.text, j.env); ok {
 				j.codeWrite(c, who, cl.name, p)
-			} else if k := callKind(langPython, cl.name); k == kindRmTree || k == kindRemove || oneOf(lastName(cl.name), "rmtree", "remove_tree", "rm_rf", "rm_r", "rmSync", "unlinkSync", "unlink", "remove", "removedirs", "rmdir", "rimraf", "removeSync", "delete") {
+			} else if k := callKind(langPython, cl.name); k == kindRmTree || k == kindRemove || slices.Contains([]string{"rmtree", "remove_tree", "rm_rf", "rm_r", "rmSync", "unlinkSync", "unlink", "remove", "removedirs", "rmdir", "rimraf", "removeSync", "delete"}, lastName(cl.name)) {
 				j.hit(c, ruleDynamicTarget, "%s code (%s) deletes a path only known at run time", who, cl.name)
 			}
 		}

@@ -2,6 +2,7 @@ package risk
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/catalog"
@@ -39,7 +40,7 @@ func (j *judge) paths(c *shell.Command) {
 	for _, w := range catalog.Reads(c) {
 		j.read(c, w)
 	}
-	if c.Dialect == shell.Sh && noPathArgs[name] || c.Dialect != shell.Sh && oneOf(strings.ToLower(name), "echo", "write-output", "write-host", "echo.") {
+	if c.Dialect == shell.Sh && noPathArgs[name] || c.Dialect != shell.Sh && slices.Contains([]string{"echo", "write-output", "write-host", "echo."}, strings.ToLower(name)) {
 		return
 	}
 	for _, a := range c.Args[1:] {
@@ -180,7 +181,7 @@ func (j *judge) writePath(c *shell.Command, p, verb string) {
 		name = c.Name()
 	}
 	for l, target := range j.links {
-		if name == "ln" || p == l && oneOf(name, "rm", "unlink", "mv") {
+		if name == "ln" || p == l && slices.Contains([]string{"rm", "unlink", "mv"}, name) {
 			break
 		}
 		if under(p, l) && l != target {

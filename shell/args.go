@@ -386,15 +386,6 @@ func PSValue(args []Word, name string, min int) (Word, bool) {
 	return Word{}, false
 }
 
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
-
 // anyArgs reads options for programs whose options are not described:
 // none takes a value unless the question says so.
 var anyArgs = &ArgSpec{}

@@ -15,7 +15,8 @@
 //     for relative paths; anything else is a [Word] marked Dynamic, with the
 //     statically known Prefix kept;
 //   - transparent wrappers peeled off and recorded in Command.Wrappers
-//     (env, command, builtin, exec, nice, ionice, nohup, timeout, time,
+//     (the builtins command, builtin and exec, and the programs
+//     [Options].Tools describes as wrappers: env, nice, ionice, nohup, timeout, time,
 //     stdbuf, setsid, flock, taskset, chrt, unbuffer, busybox, toybox,
 //     screen, xargs, sudo, doas, pkexec, strace, uv run, bundle exec, …);
 //     a name bound to another program with hash -p is judged as that
@@ -54,12 +55,19 @@
 //     cmd.exe (cmd /c, rd/s/q, for … do) command lines, with a small
 //     tokenizer of their own.
 //
-// The package knows nothing of tiers or policy: package risk judges its
-// output.
+// The package knows the shell languages and their builtins. What it knows
+// of other programs (the command a wrapper runs, the code an option
+// takes, where a program's output comes from, what it writes) comes from
+// [Options].Tools and [Options].Vars, through a [Tool] and a [Follower]:
+// package catalog provides them, package risk passes them in. [ArgSpec]
+// is the one option parser all of them use. The package knows nothing of
+// tiers or policy: package risk judges its output.
 //
 // # Limits
 //
-// The analysis is static. It does not run anything, so it cannot know what
+// Without [Options].Tools only the shells and their builtins are
+// followed: every other program is an opaque command. The analysis is
+// static. It does not run anything, so it cannot know what
 // a dynamic word (a variable from the environment, a command substitution
 // it cannot fold, a glob) expands to: it marks such words and leaves the
 // judgement to the caller. It sees only the code given to it and the local

@@ -18,6 +18,7 @@ import (
 	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
+	"github.com/safeexec/safeexec/shell"
 )
 
 // killGrace is how long a command gets between SIGTERM and SIGKILL when
@@ -455,7 +456,7 @@ func scriptReader(roots []string) func(string) ([]byte, error) {
 }
 
 // maxScriptSize bounds the local scripts the classifier reads.
-const maxScriptSize = 256 << 10
+const maxScriptSize = shell.MaxScriptFile
 
 // within reports whether path is root or below it.
 func within(root, path string) bool {

@@ -69,7 +69,7 @@ func (e *env) shellOptions() shell.Options {
 }
 
 // maxScriptRead is the largest local script the classifier reads.
-const maxScriptRead = 256 << 10
+const maxScriptRead = shell.MaxScriptFile
 
 var errOutsideRoots = errors.New("outside the allowed roots")
 

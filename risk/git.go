@@ -18,18 +18,14 @@ var gitJudges = map[string]judgeFunc{
 
 func (j *judge) git(c *shell.Command) {
 	args := c.Args
-	for i := 1; i < len(args)-1; i++ {
-		if args[i].Value == "-c" {
-			key, _, _ := strings.Cut(strings.ToLower(args[i+1].Value), "=")
-			if key == "core.hookspath" {
-				j.hit(c, ruleGitHooksPath, "git -c core.hooksPath runs hooks from another directory")
-			}
-		}
-		if strings.HasPrefix(args[i].Value, "-") == false {
-			break
+	globals := catalog.GitGlobals(args)
+	for _, kv := range catalog.Args("git").Values(globals, "c", "", 0) {
+		key, _, _ := strings.Cut(strings.ToLower(kv.Value), "=")
+		if key == "core.hookspath" {
+			j.hit(c, ruleGitHooksPath, "git -c core.hooksPath runs hooks from another directory")
 		}
 	}
-	for _, d := range anyArgs.Values(catalog.GitGlobals(args), "", "exec-path", 0) {
+	for _, d := range anyArgs.Values(globals, "", "exec-path", 0) {
 		j.gitExecPath(c, "--exec-path", d)
 	}
 	si := catalog.GitSub(args)

@@ -307,8 +307,8 @@ func (p *parser) readFile(cmd *Command, w Word, sc *scope) (string, string) {
 	if err != nil {
 		return "", "cannot read " + abs + ": " + err.Error()
 	}
-	if len(data) > maxScriptFile {
-		return "", fmt.Sprintf("%s is larger than %d bytes", abs, maxScriptFile)
+	if len(data) > MaxScriptFile {
+		return "", fmt.Sprintf("%s is larger than %d bytes", abs, MaxScriptFile)
 	}
 	if isBinary(data) {
 		return "", abs + " is not a text file"
@@ -435,8 +435,8 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: changed}
 		return
 	}
-	if len(data) > maxScriptFile {
-		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: fmt.Sprintf("%s is larger than %d bytes", abs, maxScriptFile)}
+	if len(data) > MaxScriptFile {
+		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: fmt.Sprintf("%s is larger than %d bytes", abs, MaxScriptFile)}
 		return
 	}
 	if isBinary(data) {

@@ -20,6 +20,9 @@ const (
 	// LargeScript is the size above which a script is still analysed but
 	// never judged safe: nobody reviews that much code at a prompt.
 	LargeScript = 256 << 10
+	// MaxScriptFile is the largest local script file read (through
+	// Options.ReadScript) and analysed.
+	MaxScriptFile = 256 << 10
 	// maxReparse bounds nested code levels (sh -c inside eval inside …).
 	maxReparse = 24
 	// maxSteps bounds the work for one Parse call.
@@ -28,8 +31,6 @@ const (
 	maxValue = 64 << 10
 	// maxReparseBytes bounds the total size of nested code parsed.
 	maxReparseBytes = 4 << 20
-	// maxScriptFile is the largest local script file read.
-	maxScriptFile = 256 << 10
 	// maxCommands bounds the commands recorded for one Parse call.
 	maxCommands = 200_000
 )

@@ -2,7 +2,6 @@ package safeexec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +39,10 @@ type pipeline struct {
 	stripped []string // names of stripped variables
 	secrets  []string // their values, for redaction
 	network  networkUse
+
+	// env and sandboxed are what the command was classified with.
+	env       []string
+	sandboxed bool
 }
 
 func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
@@ -190,6 +193,7 @@ func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {
 
 func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {
 	req := p.req
+	p.env, p.sandboxed = env, sandboxed
 	rc := riskContext(req.Policy, req.Cwd, p.home, env, sandboxed)
 	if req.IsScript {
 		return risk.ClassifyScript(req.Script, rc)
@@ -225,35 +229,13 @@ func (p *pipeline) decide() error {
 		p.out.Decision, p.out.ApprovedBy = Confirmed, "flag"
 		return nil
 	}
-	why := describeReasons(v, risk.NeedsConfirmation)
-	if req.Prompter == nil || req.Policy.PromptChannel == "none" {
-		return p.deny(why + " — no terminal to ask; approve with --yes, or add an allow rule to your config")
-	}
-	ok, err := req.Prompter.Confirm(Question{Command: p.display(), Verdict: v, Sandbox: p.backend.Name()})
-	switch {
-	case errors.Is(err, ErrNoHuman):
-		return p.deny(why + " — no terminal to ask; approve with --yes, or add an allow rule to your config")
-	case err != nil:
-		return p.deny(why + " — the prompt failed (" + err.Error() + "); approve with --yes, or add an allow rule to your config")
-	case !ok:
-		return p.deny(why + " — not confirmed")
-	}
-	p.out.Decision, p.out.ApprovedBy = Confirmed, "tty"
-	return nil
+	return p.confirm()
 }
 
 func (p *pipeline) deny(why string) error {
 	p.out.Decision = Denied
 	p.out.ExitCode = ExitCodeRefused
 	return &RefusedError{Decision: Denied, Verdict: p.out.Verdict, Why: why}
-}
-
-// display renders the request for a person.
-func (p *pipeline) display() string {
-	if p.req.IsScript {
-		return p.req.Script
-	}
-	return quoteArgv(p.req.Argv)
 }
 
 // filterEnv applies the policy's environment filter.

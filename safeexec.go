@@ -89,6 +89,9 @@ type RefusedError struct {
 	Verdict  risk.Verdict
 	// Why is the human explanation, with what to do next.
 	Why string
+	// Interrupted is the signal that ended the question, if one did: the
+	// caller should end as that signal says.
+	Interrupted os.Signal
 }
 
 func (e *RefusedError) Error() string {

@@ -33,6 +33,13 @@ type ptyRelay struct {
 	winch    chan os.Signal
 	copied   sync.WaitGroup
 	draining atomic.Bool
+
+	// Job control (jobs_unix.go): typed suspend keys wake the watcher;
+	// mu keeps a suspension and finish apart; done ends the watcher.
+	suspendKey chan bool
+	mu         sync.Mutex
+	finished   bool
+	done       chan struct{}
 }
 
 // openPTY returns a relay when stdin and stdout are both terminals, nil
@@ -76,7 +83,10 @@ func (r *ptyRelay) start() {
 	}()
 	// Keystrokes: this goroutine may stay blocked in a read of the user's
 	// terminal after the command ends; it dies with safeexec.
-	go io.Copy(r.master, r.host)
+	r.suspendKey = make(chan bool, 1)
+	r.done = make(chan struct{})
+	go r.copyInput()
+	go r.watchJobs()
 	r.copied.Add(1)
 	go func() {
 		defer r.copied.Done()
@@ -117,6 +127,10 @@ func (r *ptyRelay) closeSlave() {
 // command's side stays open until then, so the terminal cannot hang up
 // with output unread.
 func (r *ptyRelay) finish() {
+	r.mu.Lock()
+	r.finished = true
+	close(r.done)
+	r.mu.Unlock()
 	r.draining.Store(true)
 	if err := r.master.SetReadDeadline(time.Now().Add(drainIdle)); err != nil {
 		// Not pollable: end the copy by hanging up instead.

@@ -136,6 +136,14 @@ type Effective struct {
 
 	// PromptChannel is "tty" or "none".
 	PromptChannel string
+	// PromptTimeout denies a question nobody answered in that time; 0
+	// waits for an answer.
+	PromptTimeout time.Duration
+
+	// AgentPrefix names the agents (claude, codex, gemini; "*" for every
+	// one) whose commands reach safeexec as their shell prefix: only for
+	// them may a hook judge as if the command were sandboxed.
+	AgentPrefix []string
 
 	Limits Limits
 
@@ -145,4 +153,15 @@ type Effective struct {
 	StateDir  string
 	// UserFile is the user config file that was read, or "".
 	UserFile string
+}
+
+// PrefixFor reports whether the configuration says agent's commands run
+// through safeexec as its shell prefix (agent.prefix).
+func (e *Effective) PrefixFor(agent string) bool {
+	for _, a := range e.AgentPrefix {
+		if a == "*" || a == agent {
+			return true
+		}
+	}
+	return false
 }

@@ -35,6 +35,7 @@ func generatedDefaults() fileConfig {
 		},
 		Prompt: filePrompt{
 			Channel: ptr("tty"),
+			Timeout: any(""),
 		},
 		Limits: fileLimits{
 			CPUSeconds: ptr(int64(0)),
@@ -42,6 +43,9 @@ func generatedDefaults() fileConfig {
 			OpenFiles:  ptr(int64(0)),
 			Processes:  ptr(int64(0)),
 			Timeout:    any(""),
+		},
+		Agent: fileAgent{
+			Prefix: any(false),
 		},
 	}
 }

@@ -197,6 +197,12 @@ func (e *Effective) Fingerprint() string {
 	list(e.RulesConfirm)
 	list(e.RulesDeny)
 	str(e.PromptChannel)
+	if len(e.AgentPrefix) > 0 {
+		// Only when set, so that the fingerprints of existing policies
+		// stay the same.
+		str("agent.prefix")
+		list(e.AgentPrefix)
+	}
 	for _, n := range []uint64{e.Limits.Processes, e.Limits.OpenFiles, e.Limits.FileSize, e.Limits.CPUSeconds, uint64(e.Limits.Timeout)} {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], n)
@@ -222,6 +228,11 @@ type outConfig struct {
 	Audit      outAudit      `toml:"audit"`
 	Prompt     outPrompt     `toml:"prompt"`
 	Limits     outLimits     `toml:"limits"`
+	Agent      outAgent      `toml:"agent"`
+}
+
+type outAgent struct {
+	Prefix any `toml:"prefix"`
 }
 
 type outSandbox struct {
@@ -259,6 +270,7 @@ type outAudit struct {
 
 type outPrompt struct {
 	Channel string `toml:"channel"`
+	Timeout string `toml:"timeout"`
 }
 
 type outLimits struct {
@@ -267,6 +279,24 @@ type outLimits struct {
 	FileSize   uint64 `toml:"file_size"`
 	CPUSeconds uint64 `toml:"cpu_seconds"`
 	Timeout    string `toml:"timeout"`
+}
+
+func durationString(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// prefixValue renders agent.prefix as it would be written.
+func prefixValue(agents []string) any {
+	switch {
+	case len(agents) == 0:
+		return false
+	case len(agents) == 1 && agents[0] == "*":
+		return true
+	}
+	return agents
 }
 
 func nonNil(l []string) []string {
@@ -308,7 +338,8 @@ func (e *Effective) TOML() ([]byte, error) {
 			Deny:    nonNil(e.RulesDeny),
 		},
 		Audit:  outAudit{Path: e.AuditPath, Sync: e.AuditSync},
-		Prompt: outPrompt{Channel: e.PromptChannel},
+		Prompt: outPrompt{Channel: e.PromptChannel, Timeout: durationString(e.PromptTimeout)},
+		Agent:  outAgent{Prefix: prefixValue(e.AgentPrefix)},
 		Limits: outLimits{
 			Processes:  e.Limits.Processes,
 			OpenFiles:  e.Limits.OpenFiles,

@@ -70,6 +70,7 @@ type fileConfig struct {
 	Audit      fileAudit      `toml:"audit"`
 	Prompt     filePrompt     `toml:"prompt"`
 	Limits     fileLimits     `toml:"limits"`
+	Agent      fileAgent      `toml:"agent"`
 }
 
 type fileSandbox struct {
@@ -107,6 +108,14 @@ type fileAudit struct {
 
 type filePrompt struct {
 	Channel *string `toml:"channel"`
+	Timeout any     `toml:"timeout"`
+}
+
+type fileAgent struct {
+	// Prefix is true (every agent), false, or a list of agent names
+	// (claude, codex, gemini) whose commands reach safeexec as their
+	// shell prefix, so a hook may let safe commands through.
+	Prefix any `toml:"prefix"`
 }
 
 type fileLimits struct {
@@ -126,6 +135,10 @@ type parsed struct {
 
 	fileSize *uint64
 	timeout  *time.Duration
+	// promptTimeout is prompt.timeout; agentPrefix is agent.prefix as
+	// agent names ("*" for true), nil when the key is not set.
+	promptTimeout *time.Duration
+	agentPrefix   *[]string
 }
 
 // keyTypes names what each key holds, for type-mismatch messages.
@@ -147,6 +160,8 @@ var keyTypes = map[string]string{
 	"audit.path":              "a string",
 	"audit.sync":              "a boolean",
 	"prompt.channel":          "a string",
+	"prompt.timeout":          `a duration such as "30s"`,
+	"agent.prefix":            "a boolean or a list of agent names",
 	"limits.processes":        "an integer",
 	"limits.open_files":       "an integer",
 	"limits.file_size":        `an integer or a size such as "512M"`,
@@ -160,6 +175,7 @@ var keyTypes = map[string]string{
 	"audit":                   "a table",
 	"prompt":                  "a table",
 	"limits":                  "a table",
+	"agent":                   "a table",
 }
 
 // mismatchRE reads go-toml's type mismatch message; compiled only when a
@@ -402,7 +418,48 @@ func (p *parsed) check() error {
 		}
 		p.timeout = &d
 	}
+	if fc.Prompt.Timeout != nil {
+		d, err := parseTimeout(fc.Prompt.Timeout)
+		if err != nil {
+			return p.errorAt("prompt.timeout", -1, "prompt.timeout: %v", err)
+		}
+		p.promptTimeout = &d
+	}
+	if fc.Agent.Prefix != nil {
+		names, err := parseAgents(fc.Agent.Prefix)
+		if err != nil {
+			return p.errorAt("agent.prefix", -1, "agent.prefix: %v", err)
+		}
+		p.agentPrefix = &names
+	}
 	return nil
+}
+
+// Agents whose hooks and shell prefixes safeexec knows.
+var validAgents = []string{"claude", "codex", "gemini"}
+
+// parseAgents reads agent.prefix: true (every agent, "*"), false (none),
+// or a list of agent names.
+func parseAgents(v any) ([]string, error) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return []string{"*"}, nil
+		}
+		return []string{}, nil
+	case []any:
+		out := []string{}
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok || !oneOf(s, validAgents) {
+				return nil, fmt.Errorf("%v is not one of %s", e, strings.Join(validAgents, ", "))
+			}
+			out = addUnique(out, s, eq)
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("must be %s, not %s", keyTypes["agent.prefix"], tomlKind(v))
+	}
 }
 
 type listKind int

@@ -33,7 +33,7 @@ func main() {
 	b.WriteString("func generatedDefaults() fileConfig {\n\treturn fileConfig{\n")
 	top := []struct{ key, field string }{
 		{"sandbox", "Sandbox"}, {"filesystem", "Filesystem"}, {"network", "Network"}, {"env", "Env"},
-		{"rules", "Rules"}, {"audit", "Audit"}, {"prompt", "Prompt"}, {"limits", "Limits"},
+		{"rules", "Rules"}, {"audit", "Audit"}, {"prompt", "Prompt"}, {"limits", "Limits"}, {"agent", "Agent"},
 	}
 	if m, ok := v["mode"].(string); ok {
 		fmt.Fprintf(&b, "\t\tMode: ptr(%s),\n", strconv.Quote(m))
@@ -80,7 +80,7 @@ func goName(k string) string {
 		"strip": "Strip", "strip_suffixes": "StripSuffixes", "keep": "Keep", "allow": "Allow",
 		"confirm": "Confirm", "deny": "Deny", "path": "Path", "sync": "Sync", "channel": "Channel",
 		"processes": "Processes", "open_files": "OpenFiles", "file_size": "FileSize",
-		"cpu_seconds": "CPUSeconds", "timeout": "Timeout",
+		"cpu_seconds": "CPUSeconds", "timeout": "Timeout", "prefix": "Prefix",
 	}
 	n, ok := names[k]
 	if !ok {
@@ -89,17 +89,23 @@ func goName(k string) string {
 	return n
 }
 
+// anyKeys are decoded into an any field (several TOML types allowed).
+var anyKeys = map[string]bool{"limits.timeout": true, "limits.file_size": true, "prompt.timeout": true, "agent.prefix": true}
+
 func literal(key string, v any) string {
 	switch x := v.(type) {
 	case string:
-		if key == "limits.timeout" || key == "limits.file_size" {
+		if anyKeys[key] {
 			return "any(" + strconv.Quote(x) + ")"
 		}
 		return "ptr(" + strconv.Quote(x) + ")"
 	case bool:
+		if anyKeys[key] {
+			return "any(" + strconv.FormatBool(x) + ")"
+		}
 		return "ptr(" + strconv.FormatBool(x) + ")"
 	case int64:
-		if key == "limits.timeout" || key == "limits.file_size" {
+		if anyKeys[key] {
 			return "any(int64(" + strconv.FormatInt(x, 10) + "))"
 		}
 		return "ptr(int64(" + strconv.FormatInt(x, 10) + "))"

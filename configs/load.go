@@ -264,6 +264,12 @@ func (l *loader) applyTrusted(p *parsed) error {
 	if fc.Prompt.Channel != nil {
 		e.PromptChannel = *fc.Prompt.Channel
 	}
+	if p.promptTimeout != nil {
+		e.PromptTimeout = *p.promptTimeout
+	}
+	if p.agentPrefix != nil {
+		e.AgentPrefix = *p.agentPrefix
+	}
 	lim := &fc.Limits
 	if lim.Processes != nil {
 		e.Limits.Processes = uint64(*lim.Processes)

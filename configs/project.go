@@ -124,6 +124,23 @@ func (l *loader) applyProject(p *parsed) error {
 		}
 	}
 
+	if v := p.agentPrefix; v != nil {
+		// Saying the prefix is in place lets a hook allow commands: a
+		// project file may only take agents away.
+		kept := []string{}
+		for _, a := range *v {
+			if contains(e.AgentPrefix, "*") || contains(e.AgentPrefix, a) {
+				kept = append(kept, a)
+			} else {
+				warn("agent.prefix", "%q is not in your own agent.prefix; a project file may only take agents away", a)
+			}
+		}
+		if contains(kept, "*") {
+			kept = e.AgentPrefix
+		}
+		e.AgentPrefix = kept
+	}
+
 	lower := func(key string, v *uint64, cur *uint64, show func(uint64) string) {
 		if v == nil || *v == *cur {
 			return
@@ -153,7 +170,22 @@ func (l *loader) applyProject(p *parsed) error {
 		lower("limits.timeout", &v, &cur, func(n uint64) string { return fmt.Sprint(durationOf(n)) })
 		e.Limits.Timeout = durationOf(cur)
 	}
+	if p.promptTimeout != nil {
+		// A prompt that gives up sooner only denies sooner: tighter.
+		cur, v := uint64(e.PromptTimeout), uint64(*p.promptTimeout)
+		lower("prompt.timeout", &v, &cur, func(n uint64) string { return fmt.Sprint(durationOf(n)) })
+		e.PromptTimeout = durationOf(cur)
+	}
 	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 func u64(v *int64) *uint64 {

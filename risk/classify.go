@@ -220,7 +220,7 @@ func (j *judge) verdict(prog *shell.Program) Verdict {
 		v.Tier = NeedsConfirmation
 	}
 	j.applyAllow(prog, &v)
-	v.Wrapper, v.WrapperOutput = prog.Wrapper, prog.WrapperOutput
+	v.Wrapper, v.WrapperOutput, v.WrapperCommand = prog.Wrapper, prog.WrapperOutput, prog.WrapperCommand
 	return v
 }
 

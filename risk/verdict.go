@@ -80,6 +80,9 @@ type Verdict struct {
 	// wrapper writes for the agent to read back (Claude Code's cwd file).
 	Wrapper       string `json:"-"`
 	WrapperOutput string `json:"-"`
+	// WrapperCommand is the command inside the recognised wrapper: what
+	// the agent was asked to run and its hook was shown.
+	WrapperCommand string `json:"-"`
 }
 
 // Approval is a reason an allow rule lifted.

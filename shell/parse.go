@@ -124,6 +124,7 @@ func Parse(src string, opts Options) (prog *Program) {
 		if inner, name := p.agentShape(f, src); inner != nil {
 			p.prog.Wrapper = name
 			p.prog.WrapperOutput = inner.output
+			p.prog.WrapperCommand = inner.src
 			fr.src, fr.stdin = inner.src, inner.stdin
 			p.walkStmts(inner.Stmts, sc, fr)
 			if inner.err == errTooComplex {

@@ -22,6 +22,10 @@ type Program struct {
 	// WrapperOutput is the file the recognised wrapper writes for the agent
 	// to read back (Claude Code's cwd file), or "".
 	WrapperOutput string
+	// WrapperCommand is the command the agent was asked to run, as the
+	// recognised wrapper holds it (the text Claude Code's hook sees as
+	// tool_input.command), or "".
+	WrapperCommand string
 	// Links maps symbolic links the script creates (ln -s TARGET NAME,
 	// absolute NAME) to their absolute targets, so writes through them
 	// can be judged by where they land.

@@ -59,6 +59,9 @@ type env struct {
 	// jsonRun is set for a run with --json: errors are printed as a JSON
 	// result; jsonDone once one was printed.
 	jsonRun, jsonDone bool
+	// raise is a signal to end with once everything is written (one that
+	// arrived while a question was shown).
+	raise os.Signal
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -75,9 +78,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{
 		stdin: stdin, stdout: stdout, stderr: stderr,
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, environ: os.Environ(),
-		prompter: ttyPrompter{},
+		prompter: ttyPrompter{getenv: os.Getenv},
 	}
-	return e.main(args)
+	code := e.main(args)
+	if e.raise != nil {
+		raiseSignal(e.raise)
+	}
+	return code
 }
 
 func (e *env) main(args []string) int {
@@ -269,6 +276,10 @@ func (e *env) runAction(c *cli.Context) error {
 	if err != nil {
 		var re *safeexec.RefusedError
 		if errors.As(err, &re) {
+			if re.Interrupted != nil && out != nil {
+				e.raise = re.Interrupted
+				return exitf(out.ExitCode, "%v", re)
+			}
 			return exitf(safeexec.ExitCodeRefused, "%v", re)
 		}
 		code := safeexec.ExitCodeError

@@ -85,12 +85,20 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: scriptCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"mode":      cmdMode,
 			"linecount": cmdLinecount,
 			"httpserve": cmdHTTPServe,
-		},
+		}),
 	})
+}
+
+// scriptCmds adds the pty commands (ptyscript_*_test.go) to cmds.
+func scriptCmds(cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	for name, f := range ptyCmds {
+		cmds[name] = f
+	}
+	return cmds
 }
 
 // mode PERM FILE asserts a file's permission bits (e.g. mode 0600 f).

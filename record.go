@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/safeexec/safeexec/audit"
+	"github.com/safeexec/safeexec/risk"
 )
 
 // finish completes the outcome and appends the audit record. A record that
@@ -21,6 +22,7 @@ func (p *pipeline) record() *audit.Record {
 	req, pol, out := p.req, p.req.Policy, &p.out
 	rec := audit.NewRecord()
 	rec.Time = p.start
+	rec.Kind = audit.KindRun
 	rec.Cwd = req.Cwd
 	if req.IsScript {
 		rec.Script = req.Script
@@ -59,4 +61,28 @@ func (p *pipeline) record() *audit.Record {
 	rec.Protected = out.Protected
 	rec.Redact(p.secrets)
 	return rec
+}
+
+// RecordDecision appends the audit record of a decision made without a
+// run: kind is audit.KindHook (an agent's hook was answered; agent names
+// it) or audit.KindCheck. decision is an audit.Decision* value; backend is
+// the sandbox the classification assumed. Secrets of the request's
+// environment are redacted as in a run's record.
+func RecordDecision(req *Request, kind, agent string, v risk.Verdict, decision, backend string) error {
+	pol := req.Policy
+	log, err := audit.Open(pol.AuditPath, pol.AuditSync)
+	if err != nil {
+		return fmt.Errorf("open audit log: %w", err)
+	}
+	defer log.Close()
+	p := &pipeline{req: req, start: time.Now()}
+	p.environment()
+	p.out.Verdict = v
+	p.out.Decision = Decision(decision)
+	p.out.Sandbox.Backend = backend
+	p.out.Sandbox.Weak = backend == "none"
+	rec := p.record()
+	rec.Kind, rec.Agent = kind, agent
+	rec.DurationMS = 0
+	return log.Append(rec)
 }

@@ -43,6 +43,8 @@ func Format(w io.Writer, r *Record) error {
 // outcome says how the command ended: "-" when it did not run.
 func outcome(r *Record) string {
 	switch {
+	case r.Kind == KindHook || r.Kind == KindCheck:
+		return r.Kind
 	case r.Decision == DecisionDenied || r.Decision == DecisionBlocked:
 		return "-"
 	case r.TimedOut:

@@ -24,6 +24,15 @@ const (
 	DecisionConfirmed = "confirmed" // ran after an approval (ApprovedBy says whose)
 	DecisionDenied    = "denied"    // a human or the lack of one said no
 	DecisionBlocked   = "blocked"   // refused by policy (risky, or the sandbox could not start)
+	DecisionAsked     = "asked"     // a hook left it to the agent's user (kind "hook")
+	DecisionChecked   = "checked"   // classified only (kind "check"); Tier says how
+)
+
+// Kinds of record.
+const (
+	KindRun   = "run"   // a command safeexec ran or refused
+	KindHook  = "hook"  // an agent's pre-tool hook that safeexec answered
+	KindCheck = "check" // safeexec check: classified, nothing run
 )
 
 // Approvers, for ApprovedBy.
@@ -31,6 +40,11 @@ const (
 	ApprovedByRule = "rule"
 	ApprovedByTTY  = "tty"
 	ApprovedByFlag = "flag"
+	// ApprovedByAgent: the agent's user approved it when the agent's hook
+	// asked; ApprovedBySession: a person allowed it for the agent's
+	// session (SAFEEXEC_SESSION).
+	ApprovedByAgent   = "agent"
+	ApprovedBySession = "session"
 )
 
 // Record is one invocation of safeexec: what was asked, what was decided,
@@ -39,6 +53,11 @@ type Record struct {
 	// Time is when the invocation started ("ts").
 	Time time.Time `json:"-"`
 	V    int       `json:"v"`
+	// Kind is KindRun, KindHook or KindCheck ("" in records written
+	// before kinds existed: a run).
+	Kind string `json:"kind,omitempty"`
+	// Agent is the agent whose hook was answered (kind "hook").
+	Agent string `json:"agent,omitempty"`
 	// ID is random hex, unique per invocation.
 	ID   string `json:"id"`
 	PID  int    `json:"pid"`
@@ -54,7 +73,8 @@ type Record struct {
 	Reasons []Reason `json:"reasons"`
 	// Decision is one of the Decision constants.
 	Decision string `json:"decision"`
-	// ApprovedBy is rule, tty or flag, or "" when nothing was approved.
+	// ApprovedBy is rule, tty, flag, agent or session, or "" when nothing
+	// was approved.
 	ApprovedBy string  `json:"approved_by,omitempty"`
 	Sandbox    Sandbox `json:"sandbox"`
 	// PolicyFP is the effective configuration's fingerprint.

@@ -284,3 +284,125 @@ func replaceFile(path string, data []byte) error {
 	}
 	return err
 }
+
+// AddAgentPrefix records in the user's config file at path that safeexec
+// is agent's shell prefix (agent.prefix), editing the file as
+// AddAllowRules does. It reports whether the file changed.
+func AddAgentPrefix(path, agent string) (bool, error) {
+	if !oneOf(agent, validAgents) {
+		return false, fmt.Errorf("set agent.prefix: unknown agent %q", agent)
+	}
+	if filepath.Base(path) == ProjectFile || !filepath.IsAbs(path) {
+		return false, fmt.Errorf("set agent.prefix: %s is not your own config file", path)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, fmt.Errorf("set agent.prefix: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return false, fmt.Errorf("set agent.prefix: lock %s: %w", dir, err)
+	}
+	defer unlock()
+	data, err := readFile(path)
+	var ce *Error
+	switch {
+	case err == nil:
+	case errors.As(err, &ce) && errors.Is(ce.Err, fs.ErrNotExist):
+		data = nil
+	default:
+		return false, err
+	}
+	cur, err := parse(path, data)
+	if err != nil {
+		return false, err
+	}
+	if cur.agentPrefix != nil && (contains(*cur.agentPrefix, "*") || contains(*cur.agentPrefix, agent)) {
+		return false, nil
+	}
+	edited, err := setAgentPrefix(data, agent)
+	hand := fmt.Sprintf("add %q to agent.prefix ([agent] prefix = [%q]) by hand", agent, agent)
+	if err != nil {
+		return false, fmt.Errorf("set agent.prefix in %s: %v; %s", path, err, hand)
+	}
+	p, err := parse(path, edited)
+	if err != nil || p.agentPrefix == nil || !contains(*p.agentPrefix, agent) {
+		return false, fmt.Errorf("set agent.prefix in %s: the file's layout could not be edited safely; %s", path, hand)
+	}
+	if err := replaceFile(path, edited); err != nil {
+		return false, fmt.Errorf("set agent.prefix: %w", err)
+	}
+	return true, nil
+}
+
+// setAgentPrefix returns data with agent added to agent.prefix.
+func setAgentPrefix(data []byte, agent string) ([]byte, error) {
+	var p unstable.Parser
+	p.Reset(data)
+	var table []string
+	headerEnd := -1
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			table = table[:0]
+			last := -1
+			for it := e.Key(); it.Next(); {
+				n := it.Node()
+				table = append(table, string(n.Data))
+				last = int(n.Raw.Offset + n.Raw.Length)
+			}
+			if e.Kind == unstable.Table && len(table) == 1 && table[0] == "agent" && last >= 0 {
+				headerEnd = lineEnd(data, last)
+			}
+		case unstable.KeyValue:
+			full := append([]string(nil), table...)
+			for it := e.Key(); it.Next(); {
+				full = append(full, string(it.Node().Data))
+			}
+			if len(full) == 1 && full[0] == "agent" {
+				return nil, errors.New("agent is written as an inline table")
+			}
+			if len(full) != 2 || full[0] != "agent" || full[1] != "prefix" {
+				continue
+			}
+			v := e.Value()
+			if v != nil && v.Kind == unstable.Array {
+				return insertIntoArray(data, e, v, []string{agent})
+			}
+			// false: the whole key = value becomes the list.
+			start, end := int(e.Raw.Offset), int(e.Raw.Offset+e.Raw.Length)
+			if e.Raw.Length == 0 || end > len(data) {
+				return nil, errors.New("cannot find agent.prefix")
+			}
+			key := string(data[start:])
+			if i := strings.IndexByte(key, '='); i >= 0 {
+				key = strings.TrimRight(key[:i], " \t")
+			}
+			out := append([]byte(nil), data[:start]...)
+			out = append(out, key+" = ["+tomlString(agent)+"]"...)
+			return append(out, data[end:]...), nil
+		}
+	}
+	if err := p.Error(); err != nil {
+		return nil, err
+	}
+	entry := "prefix = [" + tomlString(agent) + "]\n"
+	if headerEnd >= 0 {
+		out := append([]byte(nil), data[:headerEnd]...)
+		if data[headerEnd-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, entry...)
+		return append(out, data[headerEnd:]...), nil
+	}
+	out := append([]byte(nil), data...)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		out = append(out, '\n')
+	}
+	if len(out) > 0 {
+		out = append(out, '\n')
+	}
+	out = append(out, "[agent]\n"...)
+	return append(out, entry...), nil
+}

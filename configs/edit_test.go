@@ -82,3 +82,25 @@ func TestAddAllowRulesRefuses(t *testing.T) {
 		t.Error("an invalid file was edited")
 	}
 }
+
+func TestAddAgentPrefix(t *testing.T) {
+	for _, tc := range []struct{ before, want string }{
+		{"", "[agent]\nprefix = [\"claude\"]\n"},
+		{"mode = \"compat\" # x\n", "mode = \"compat\" # x\n\n[agent]\nprefix = [\"claude\"]\n"},
+		{"[agent]\nprefix = false # not yet\n", "[agent]\nprefix = [\"claude\"] # not yet\n"},
+		{"[agent]\nprefix = [\"codex\"]\n", "[agent]\nprefix = [\"codex\", \"claude\"]\n"},
+		{"[agent]\n# hi\n", "[agent]\nprefix = [\"claude\"]\n# hi\n"},
+		{"[agent]\nprefix = true\n", "[agent]\nprefix = true\n"},
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if tc.before != "" {
+			os.WriteFile(path, []byte(tc.before), 0o600)
+		}
+		if _, err := AddAgentPrefix(path, "claude"); err != nil {
+			t.Fatalf("%q: %v", tc.before, err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != tc.want {
+			t.Errorf("%q became %q, want %q", tc.before, b, tc.want)
+		}
+	}
+}

@@ -210,6 +210,7 @@ safeexec audit [--json] [-n N] [--since DUR] [--follow]
 safeexec doctor [--json]
 safeexec config show [--defaults] | validate [FILE] | path | init [--force]
 safeexec hook claude|codex|gemini
+safeexec hook install claude|codex|gemini [--project] [--write]
 safeexec helper run --mode M --cwd DIR --policy-json JSON -- CMD [ARG...]`
 
 // loadPolicy reads the configuration with the global flags applied.

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/audit"
 	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
@@ -60,6 +61,9 @@ func (e *env) checkAction(c *cli.Context) error {
 
 	backend := assumedBackend(pol)
 	v := safeexec.Classify(req, backend)
+	if err := safeexec.RecordDecision(req, audit.KindCheck, "", v, audit.DecisionChecked, backend); err != nil {
+		fmt.Fprintf(e.stderr, "safeexec: audit: %v\n", err)
+	}
 	if c.Bool("json") {
 		res := checkResult{Tier: v.Tier, Reasons: v.Reasons, Sandbox: backend, Approved: v.Approved}
 		if v.AllowedByRule {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/audit"
 	"github.com/safeexec/safeexec/risk"
 )
 
@@ -18,12 +19,13 @@ const maxHookInput = 4 << 20
 func (e *env) hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
-		Usage:     "answer an agent's pre-tool-use hook (JSON on stdin, decision on stdout)",
-		ArgsUsage: "claude|codex|gemini",
+		Usage:     "answer an agent's pre-tool-use hook (JSON on stdin, decision on stdout); install sets it up",
+		ArgsUsage: "claude|codex|gemini | install claude|codex|gemini [--project] [--write]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "sandbox", Usage: "classify as if this backend (or none) confined the command; default: the one safeexec would use"},
 		},
-		Action: e.hookAction,
+		Action:      e.hookAction,
+		Subcommands: []*cli.Command{e.hookInstallCommand()},
 	}
 }
 
@@ -47,7 +49,7 @@ func (e *env) hookAction(c *cli.Context) error {
 	if c.NArg() != 1 || (agent != "claude" && agent != "codex" && agent != "gemini") {
 		return exitf(safeexec.ExitCodeError, "hook needs one of: claude, codex, gemini")
 	}
-	d, skip := e.hookDecide(c)
+	d, skip := e.hookDecide(c, agent)
 	if skip {
 		return nil
 	}
@@ -77,7 +79,7 @@ func (e *env) hookAction(c *cli.Context) error {
 
 // hookDecide reads the payload and classifies its command. skip is true
 // when the tool is not a shell command (no opinion).
-func (e *env) hookDecide(c *cli.Context) (d hookDecision, skip bool) {
+func (e *env) hookDecide(c *cli.Context, agent string) (d hookDecision, skip bool) {
 	data, err := io.ReadAll(io.LimitReader(e.stdin, maxHookInput+1))
 	if err != nil || len(data) > maxHookInput {
 		return hookDecision{"deny", "safeexec: could not read the hook input"}, false
@@ -111,16 +113,69 @@ func (e *env) hookDecide(c *cli.Context) (d hookDecision, skip bool) {
 		return hookDecision{"deny", "safeexec: " + err.Error()}, false
 	}
 	req.Policy = pol
-	v := safeexec.Classify(req, assumedBackend(pol))
+	// Only when safeexec is also the agent's shell prefix does the command
+	// run in a sandbox; a hook alone judges it as unconfined, so it never
+	// says "allow" for a command that would run with no sandbox at all.
+	backend := "none"
+	if pol.PrefixFor(agent) {
+		backend = assumedBackend(pol)
+	}
+	v := safeexec.Classify(req, backend)
+	d = hookVerdict(v, agent, backend)
+	if d.decision == "ask" {
+		if agent == "claude" {
+			e.grantAgentApproval(req, v)
+		} else {
+			// Codex and Gemini CLI cannot ask their user from a hook.
+			d = hookDecision{"deny", d.reason + " — " + agentName(agent) + " cannot ask you from a hook: run it yourself, or allow it with an allow rule in your safeexec config"}
+		}
+	}
+	decision := map[string]string{"allow": audit.DecisionAllowed, "ask": audit.DecisionAsked, "deny": audit.DecisionDenied}[d.decision]
+	if v.Tier == risk.Risky && !v.AllowedByRule {
+		decision = audit.DecisionBlocked
+	}
+	if err := safeexec.RecordDecision(req, audit.KindHook, agent, v, decision, backend); err != nil && d.decision != "deny" {
+		// No record, no run.
+		return hookDecision{"deny", "safeexec: cannot record the decision (" + err.Error() + "); nothing may run unrecorded"}, false
+	}
+	return d, false
+}
+
+// hookVerdict turns a verdict into the hook's answer.
+func hookVerdict(v risk.Verdict, agent, backend string) hookDecision {
 	switch {
 	case v.AllowedByRule:
-		return hookDecision{"allow", "safeexec: approved by your allow rules"}, false
+		return hookDecision{"allow", "safeexec: approved by your allow rules"}
 	case v.Tier == risk.Safe:
-		return hookDecision{"allow", "safeexec: safe"}, false
+		return hookDecision{"allow", "safeexec: safe"}
 	case v.Tier == risk.Risky:
-		return hookDecision{"deny", fmt.Sprintf("safeexec: refused (risky): %s", reasonsLine(v))}, false
-	default:
-		return hookDecision{"ask", fmt.Sprintf("safeexec: needs confirmation: %s", reasonsLine(v))}, false
+		return hookDecision{"deny", fmt.Sprintf("safeexec: refused (risky): %s", reasonsLine(v))}
+	}
+	why := "safeexec: needs confirmation: " + reasonsLine(v)
+	if backend == "none" {
+		why += " (safeexec is not " + agentName(agent) + "'s shell prefix here, so the command would run unconfined; `safeexec hook install " + agent + "` sets both up)"
+	}
+	return hookDecision{"ask", why}
+}
+
+func agentName(agent string) string {
+	return map[string]string{"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}[agent]
+}
+
+// grantAgentApproval leaves a one-time approval of the command for the
+// prefix run that follows when the agent's user approves it; it only
+// matters (and is only left) when safeexec is the agent's prefix too.
+func (e *env) grantAgentApproval(req *safeexec.Request, v risk.Verdict) {
+	if !req.Policy.PrefixFor("claude") {
+		return
+	}
+	store, ok := safeexec.Approvals(req.Policy)
+	if !ok {
+		fmt.Fprintf(e.stderr, "safeexec: the state directory %s is not protected from sandboxed commands by your policy, so no approval is left for the run; the run will refuse the command\n", req.Policy.StateDir)
+		return
+	}
+	if err := store.Grant(req.Cwd, safeexec.ApprovalText(req, v), "claude", safeexec.AgentApprovalTTL); err != nil {
+		fmt.Fprintf(e.stderr, "safeexec: %v\n", err)
 	}
 }
 

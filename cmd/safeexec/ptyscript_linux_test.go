@@ -24,12 +24,15 @@ import (
 // The pty commands drive a program on a real pseudo-terminal, as a person
 // at a terminal would (one such program per script at a time):
 //
-//	pty [-stdio] CMD ARGS...   start CMD with a new pty as its controlling
+//	pty [-stdio] [-typeahead TEXT] CMD ARGS...
+//	                           start CMD with a new pty as its controlling
 //	                           terminal; with -stdio the pty is also its
 //	                           stdin, stdout and stderr (an interactive
 //	                           shell), else stdin is /dev/null and stdout
 //	                           and stderr go to $WORK/pty.stdout and
-//	                           $WORK/pty.stderr
+//	                           $WORK/pty.stderr; -typeahead types TEXT
+//	                           before CMD starts; with -e the arguments
+//	                           hold Go escapes (\n, \x1b)
 //	ptysend TEXT               type TEXT (Go escapes: \r, \x03, \x1a)
 //	ptyexpect REGEXP           wait until the terminal shows REGEXP after
 //	                           what the previous ptyexpect matched
@@ -57,6 +60,7 @@ type ptySession struct {
 	copied chan struct{}
 	waited chan struct{}
 	err    error
+	ended  bool // ptywait saw it end: another may start
 }
 
 var ptySessions sync.Map // *testscript.TestScript → *ptySession
@@ -83,12 +87,29 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: pty [-stdio] CMD ARGS...")
 	}
-	if _, ok := ptySessions.Load(ts); ok {
-		ts.Fatalf("a pty program is already running")
+	if old, ok := ptySessions.Load(ts); ok {
+		if !old.(*ptySession).ended {
+			ts.Fatalf("a pty program is already running")
+		}
+		old.(*ptySession).ptmx.Close()
 	}
-	stdio := args[0] == "-stdio"
-	if stdio {
-		args = args[1:]
+	stdio, typeahead, escapes := false, "", false
+	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-stdio":
+			stdio, args = true, args[1:]
+		case "-e":
+			escapes, args = true, args[1:]
+		case "-typeahead":
+			typeahead, args = unquote(ts, args[1]), args[2:]
+		default:
+			ts.Fatalf("pty: unknown flag %s", args[0])
+		}
+	}
+	if escapes {
+		for i := range args {
+			args[i] = unquote(ts, args[i])
+		}
 	}
 	path := args[0]
 	if !strings.Contains(path, "/") {
@@ -102,6 +123,10 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 	ptmx, pts, err := pty.Open()
 	ts.Check(err)
 	pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 200})
+	if typeahead != "" {
+		_, err := ptmx.Write([]byte(typeahead))
+		ts.Check(err)
+	}
 	cmd := exec.Command(path, args[1:]...)
 	cmd.Args[0] = args[0]
 	cmd.Dir = ts.MkAbs(".")
@@ -155,7 +180,7 @@ func cmdPty(ts *testscript.TestScript, neg bool, args []string) {
 			<-s.waited
 		}
 		ptmx.Close()
-		ptySessions.Delete(ts)
+		ptySessions.CompareAndDelete(ts, s)
 	})
 }
 
@@ -168,10 +193,15 @@ func cmdPtySend(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: ptysend TEXT")
 	}
-	text, err := strconv.Unquote(`"` + strings.ReplaceAll(args[0], `"`, `\"`) + `"`)
+	_, err := session(ts).ptmx.Write([]byte(unquote(ts, args[0])))
 	ts.Check(err)
-	_, err = session(ts).ptmx.Write([]byte(text))
+}
+
+// unquote reads the Go escapes (\r, \x1a) in a script argument.
+func unquote(ts *testscript.TestScript, s string) string {
+	text, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`)
 	ts.Check(err)
+	return text
 }
 
 // ptyTimeout bounds every wait of the pty commands.
@@ -239,6 +269,7 @@ func cmdPtyWait(ts *testscript.TestScript, neg bool, args []string) {
 	case <-time.After(2 * time.Second):
 	}
 	ts.Check(os.WriteFile(ts.MkAbs("pty.out"), []byte(s.output()), 0o644))
+	s.ended = true
 	want := "0"
 	if len(args) == 1 {
 		want = args[0]

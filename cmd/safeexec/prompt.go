@@ -76,7 +76,12 @@ func confirm(in *os.File, out io.Writer, q safeexec.Question) (safeexec.Answer, 
 	}
 	defer term.Restore(fd, saved)
 	sigc := make(chan os.Signal, 1)
-	signal.Notify(sigc, promptSignals...)
+	for _, sig := range promptSignals {
+		// One safeexec was started with ignored (nohup's SIGHUP) stays so.
+		if !signal.Ignored(sig) {
+			signal.Notify(sigc, sig)
+		}
+	}
 	defer signal.Stop(sigc)
 
 	io.WriteString(out, card(q))

@@ -13,6 +13,13 @@
 // character) and turns the outcome into a [Result], the JSON object of
 // --json and of `safeexec helper run`.
 //
+// A needs_confirmation command is approved by --yes, by an agent's
+// one-time approval or an "allow for this session" answer ([Approvals],
+// package approval), or by a human through a [Prompter], whose [Answer]
+// may also add exact allow rules to the user's own config
+// (configs.AddAllowRules). [RecordDecision] audits a hook's answer or a
+// check the way a run is audited.
+//
 // # Limits
 //
 // The classifier judges what the text of a command says; it cannot know
@@ -21,4 +28,14 @@
 // --sandbox none) is only as safe as the human who approves each command.
 // See the Limits sections of the stage packages for what each one does not
 // cover.
+//
+// Approvals and session answers name a command by its exact text and
+// working directory, not by what it does, and are only as private as
+// safeexec's state directory: they are refused when the policy no longer
+// keeps that directory out of the sandbox. A hook's approval is left
+// before the agent's user answers; if the user declines, it expires
+// unused (10 minutes) rather than being withdrawn. Job control (^Z, fg)
+// reads the process state from /proc and so works on Linux only; where
+// the command leads a session of its own, it is stopped with SIGSTOP,
+// which a program cannot catch to restore its screen.
 package safeexec

@@ -255,8 +255,13 @@ func insertIntoArray(data []byte, kv, arr *unstable.Node, rules []string) ([]byt
 }
 
 // replaceFile writes data to path through a temporary file in the same
-// directory, keeping the old file's permissions (0600 for a new one).
+// directory, keeping the old file's permissions (0600 for a new one). A
+// path that is a symbolic link (a dotfiles checkout) has its target
+// replaced, and stays a link.
 func replaceFile(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	mode := fs.FileMode(0o600)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()

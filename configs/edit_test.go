@@ -104,3 +104,23 @@ func TestAddAgentPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestAddAllowRulesThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "safeexec.toml")
+	os.MkdirAll(filepath.Dir(real), 0o700)
+	os.WriteFile(real, []byte("# dotfile\n"), 0o600)
+	link := filepath.Join(dir, "config.toml")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := AddAllowRules(link, []string{"make clean"}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file")
+	}
+	if b, _ := os.ReadFile(real); !strings.Contains(string(b), `"make clean"`) || !strings.HasPrefix(string(b), "# dotfile\n") {
+		t.Errorf("target: %q", b)
+	}
+}

@@ -424,8 +424,12 @@ func indentOf(data []byte) string {
 	return "  "
 }
 
-// writeSettings replaces path with data atomically, keeping its mode.
+// writeSettings replaces path with data atomically, keeping its mode; a
+// symbolic link stays one (its target is replaced).
 func writeSettings(path string, data []byte) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}

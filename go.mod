@@ -3,7 +3,6 @@ module github.com/safeexec/safeexec
 go 1.26.0
 
 require (
-	github.com/AlecAivazis/survey/v2 v2.3.7
 	github.com/creack/pty v1.1.24
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0
@@ -15,9 +14,7 @@ require (
 
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
-	github.com/mattn/go-isatty v0.0.8 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/text v0.4.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 )

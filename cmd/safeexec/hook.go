@@ -144,8 +144,16 @@ func (e *env) hookDecide(c *cli.Context, agent string) (d hookDecision, skip boo
 // hookVerdict turns a verdict into the hook's answer.
 func hookVerdict(v risk.Verdict, agent, backend string) hookDecision {
 	switch {
+	case v.AllowedByRule && backend == "none":
+		// The rule approves a run through safeexec; this one would have
+		// no sandbox at all, so a person decides.
+		return hookDecision{"ask", "safeexec: your allow rules approve it, but it would run unconfined (safeexec is not " + agentName(agent) + "'s shell prefix here; `safeexec hook install " + agent + "` sets both up)"}
 	case v.AllowedByRule:
 		return hookDecision{"allow", "safeexec: approved by your allow rules"}
+	case v.Tier == risk.Safe && backend == "none":
+		// Nothing a sandbox would have confined is safe to run without one
+		// (the classifier says no-sandbox; this guards that promise here).
+		return hookDecision{"ask", "safeexec: it would run unconfined (safeexec is not " + agentName(agent) + "'s shell prefix here)"}
 	case v.Tier == risk.Safe:
 		return hookDecision{"allow", "safeexec: safe"}
 	case v.Tier == risk.Risky:

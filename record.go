@@ -47,6 +47,9 @@ func (p *pipeline) record() *audit.Record {
 		Mode:    pol.Mode,
 		Level:   out.Sandbox.Level,
 		Weak:    out.Sandbox.Weak || pol.Mode == "permissive",
+		// What the backend leaves to the classifier or to the command's
+		// good will is said in every record, not only by doctor.
+		Unenforced: out.Sandbox.Unenforced,
 	}
 	if rec.Sandbox.Backend == "" && p.backend != nil {
 		rec.Sandbox.Backend = p.backend.Name()

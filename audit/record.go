@@ -108,6 +108,9 @@ type Sandbox struct {
 	// Weak is true when the confinement protects little (permissive mode,
 	// no sandbox).
 	Weak bool `json:"weak"`
+	// Unenforced names what the backend does not enforce of the policy
+	// (on Windows: reads of credential paths, the network allowlist).
+	Unenforced []string `json:"unenforced,omitempty"`
 }
 
 // Network lists the connections the proxy decided, as "host:port".

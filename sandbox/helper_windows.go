@@ -6,37 +6,42 @@ package sandbox
 // windows_protocol.go). It runs the command with a restricted token in a
 // kill-on-close job object:
 //
-//   - strict and compat: a WRITE_RESTRICTED token whose restricting SIDs are
-//     a fresh per-run SID, Everyone (the NUL device, consoles, pipes), the
-//     RESTRICTED SID and the logon SID. A write succeeds only where one of
-//     them is granted it: the writable roots get an inheritable allow ACE
-//     for the per-run SID for the duration of the run, and the protected
-//     paths that exist get a deny ACE; both are removed afterwards. Strict
-//     keeps only the first root. Every privilege is removed and
-//     Administrators is deny-only.
-//   - permissive: privileges removed, no restricting SIDs (writes are not
-//     confined; labelled weak).
+//   - strict and compat: a DISABLE_MAX_PRIVILEGE | LUA_TOKEN |
+//     WRITE_RESTRICTED token whose restricting SIDs are the workspace SID
+//     (winsid.go), a per-run SID, the logon SID, Everyone and RESTRICTED.
+//     A write succeeds only where one of them is granted it: the granted
+//     roots (winplan.go: strict the first writable root, compat every root
+//     and %APPDATA%, %LOCALAPPDATA%) get an inheritable allow ACE for the
+//     workspace SID, the run's temporary directory and the tool cache one
+//     for the run SID; the protected paths, the places the host runs code
+//     from and the credential paths below them get deny ACEs. Every ACE is
+//     journaled before it is applied (winjournal.go) and removed after the
+//     run; a journal left by a killed run is undone at the next start.
+//   - permissive: DISABLE_MAX_PRIVILEGE | LUA_TOKEN only: writes are not
+//     confined and no ACL is changed (labelled weak).
+//
+// The command starts suspended with CreateProcessAsUser on a desktop of
+// the run's own (winproc_windows.go), is put in the job, then resumed.
 //
 // Limits (Windows): a write-restricted token reads whatever the user can
-// read, so credential paths are not hidden; sockets are not filtered (the
-// proxy variables are set, a command can ignore them); adding and removing
-// an inheritable ACE touches every file under a root (slow on big trees);
-// if the helper is killed its ACEs stay behind, naming a SID no later run
-// uses. Wine, where this is tested, does not enforce tokens or ACLs.
+// read (restricting SIDs are checked for writes only), so credential paths
+// are not hidden: their deny ACEs stop writes, not reads; sockets are not
+// filtered (the proxy variables are set, a command can ignore them);
+// adding and removing an inheritable ACE touches every file under a root
+// (slow on big trees). Wine, where this is tested on Linux, does not
+// enforce tokens or ACLs.
 
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/binary"
-	"errors"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"runtime"
-	"syscall"
-	"time"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -50,8 +55,18 @@ var (
 // CreateRestrictedToken flags.
 const (
 	disableMaxPrivilege = 0x1
+	luaToken            = 0x4
 	writeRestricted     = 0x8
 )
+
+// tokenFlags are the CreateRestrictedToken flags of a mode: permissive
+// drops WRITE_RESTRICTED (and so every restricting SID).
+func tokenFlags(mode Mode) uint32 {
+	if mode == Permissive {
+		return disableMaxPrivilege | luaToken
+	}
+	return disableMaxPrivilege | luaToken | writeRestricted
+}
 
 // helperOutputCap bounds what the helper buffers of each output stream
 // when it answers with the output (not with --stdio inherit).
@@ -107,28 +122,32 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 	fail := func(err error) helperAnswer {
 		return helperAnswer{ExitCode: 125, Error: "windows helper: " + err.Error()}
 	}
-	var sid *windows.SID
-	var err error
-	if req.Policy.SID != "" {
-		sid, err = windows.StringToSid(req.Policy.SID)
-	} else {
-		sid, err = newRunSID()
+	var cur windows.Token
+	access := uint32(windows.TOKEN_DUPLICATE | windows.TOKEN_QUERY | windows.TOKEN_ASSIGN_PRIMARY | windows.TOKEN_ADJUST_DEFAULT)
+	if err := windows.OpenProcessToken(windows.CurrentProcess(), access, &cur); err != nil {
+		return fail(fmt.Errorf("open the process token: %w", err))
 	}
+	defer cur.Close()
+	user, err := cur.GetTokenUser()
+	if err != nil {
+		return fail(fmt.Errorf("token user: %w", err))
+	}
+	runID, err := randomHex(8)
+	if err != nil {
+		return fail(err)
+	}
+	runSIDStr, err := newRunSIDString()
 	if err != nil {
 		return fail(fmt.Errorf("run SID: %w", err))
 	}
-
-	var undo []func()
-	defer func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
+	known := knownFolders()
+	var roots []string
+	for _, r := range req.Policy.WritableRoots {
+		if _, err := os.Stat(r); err == nil {
+			roots = append(roots, r)
 		}
-	}()
+	}
 	if req.Mode != Permissive {
-		roots := req.Policy.WritableRoots
-		if req.Mode == Strict && len(roots) > 1 {
-			roots = roots[:1]
-		}
 		for _, c := range []string{req.Policy.CacheDir, req.Policy.TempDir} {
 			if c == "" {
 				continue
@@ -136,39 +155,47 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 			if err := os.MkdirAll(c, 0o700); err != nil {
 				return fail(fmt.Errorf("create %s: %w", c, err))
 			}
-			u, err := addACE(c, sid, windows.GRANT_ACCESS, modifyRights)
-			if err != nil {
-				return fail(fmt.Errorf("grant writes on %s: %w", c, err))
-			}
-			undo = append(undo, u)
-		}
-		for _, r := range roots {
-			u, err := addACE(r, sid, windows.GRANT_ACCESS, modifyRights)
-			if errors.Is(err, windows.ERROR_FILE_NOT_FOUND) || errors.Is(err, windows.ERROR_PATH_NOT_FOUND) {
-				continue
-			}
-			if err != nil {
-				return fail(fmt.Errorf("grant writes on %s: %w", r, err))
-			}
-			undo = append(undo, u)
-			for _, rel := range protectedRels(r, req.Policy.DenyWrite) {
-				p := filepath.Join(r, filepath.FromSlash(rel))
-				if _, err := os.Lstat(p); err != nil {
-					continue // the run's guard puts back what gets created
-				}
-				u, err := addACE(p, sid, windows.DENY_ACCESS, protectRights)
-				if err != nil {
-					return fail(fmt.Errorf("protect %s: %w", p, err))
-				}
-				undo = append(undo, u)
-			}
 		}
 	}
-	token, err := restrictedToken(req.Mode, sid)
+	wsSIDStr := req.Policy.SID
+	if wsSIDStr == "" {
+		wsSIDStr = workspaceSID(user.User.Sid.String(), req.Mode, winGrantedRoots(req.Mode, roots, known))
+	}
+	wsSID, err := windows.StringToSid(wsSIDStr)
+	if err != nil {
+		return fail(fmt.Errorf("workspace SID %q: %w", wsSIDStr, err))
+	}
+	runSID, err := windows.StringToSid(runSIDStr)
+	if err != nil {
+		return fail(fmt.Errorf("run SID: %w", err))
+	}
+
+	plan := planWindowsACL(&winPlanInput{
+		Mode: req.Mode, Roots: roots, TempDir: req.Policy.TempDir, CacheDir: req.Policy.CacheDir,
+		DenyWrite: req.Policy.DenyWrite, DenyRead: req.Policy.DenyRead, Known: known,
+		WorkspaceSID: wsSIDStr, RunSID: runSIDStr,
+		Exists: func(p string) bool { _, err := os.Lstat(p); return err == nil },
+	})
+	if len(plan) > 0 {
+		finish, err := applyPlan(req.Policy.JournalDir, runID, plan)
+		if finish != nil {
+			defer finish()
+		}
+		if err != nil {
+			return fail(err)
+		}
+	}
+
+	token, err := restrictedToken(cur, req.Mode, wsSID, runSID)
 	if err != nil {
 		return fail(err)
 	}
 	defer token.Close()
+	desk, err := newRunDesktop(runID, []*windows.SID{user.User.Sid, logonSID(cur), wsSID, runSID})
+	if err != nil {
+		return fail(err)
+	}
+	defer desk.close()
 	job, err := newJob(req.Mode, req.Policy.Limits)
 	if err != nil {
 		return fail(err)
@@ -184,55 +211,75 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 		}
 		return helperAnswer{ExitCode: 127, Stderr: msg}
 	}
-	cmd := &exec.Cmd{
-		Path: path,
-		Args: req.Argv,
+	spec := startSpec{
+		token: token, app: path, argv: req.Argv, dir: req.Cwd, desktop: desk.name,
 		// Explicitly the helper's (already filtered) environment: with a
-		// token and no Env, Windows would build the user's default
-		// environment from the registry, secrets included.
-		Env:   os.Environ(),
-		Dir:   req.Cwd,
-		Stdin: os.Stdin,
-		SysProcAttr: &syscall.SysProcAttr{
-			Token:         syscall.Token(token),
-			CreationFlags: windows.CREATE_SUSPENDED,
-		},
+		// token and no environment, Windows would build the user's default
+		// one from the registry, secrets included.
+		env:   os.Environ(),
+		stdio: [3]windows.Handle{stdHandle(os.Stdin), stdHandle(os.Stdout), stdHandle(os.Stderr)},
 	}
 	var stdout, stderr cappedBuffer
-	if req.Inherit {
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	} else {
+	var drained sync.WaitGroup
+	var writeEnds []*os.File
+	defer func() {
+		for _, w := range writeEnds {
+			w.Close()
+		}
+	}()
+	if !req.Inherit {
 		stdout.n, stderr.n = helperOutputCap, helperOutputCap
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		for i, buf := range []*cappedBuffer{&stdout, &stderr} {
+			r, w, err := os.Pipe()
+			if err != nil {
+				return fail(err)
+			}
+			writeEnds = append(writeEnds, w)
+			spec.stdio[i+1] = windows.Handle(w.Fd())
+			drained.Add(1)
+			go func() {
+				defer drained.Done()
+				defer r.Close()
+				io.Copy(buf, r)
+			}()
+		}
 	}
-	if err := cmd.Start(); err != nil {
+	pi, err := startSuspended(spec)
+	if err != nil {
 		return fail(fmt.Errorf("start %s: %w", req.Argv[0], err))
 	}
-	if err := startInJob(job, cmd.Process.Pid); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return fail(err)
+	defer windows.CloseHandle(pi.Process)
+	defer windows.CloseHandle(pi.Thread)
+	if err := windows.AssignProcessToJobObject(job, pi.Process); err != nil {
+		windows.TerminateProcess(pi.Process, 1)
+		return fail(fmt.Errorf("put the command in the job: %w", err))
 	}
+	if _, err := windows.ResumeThread(pi.Thread); err != nil {
+		windows.TerminateJobObject(job, 1)
+		return fail(fmt.Errorf("resume the command: %w", err))
+	}
+	// Only the command holds the write ends of the output pipes now.
+	for _, w := range writeEnds {
+		w.Close()
+	}
+	writeEnds = nil
 
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var timeout <-chan time.Time
+	wait := uint32(windows.INFINITE)
 	if req.Policy.TimeoutMS > 0 {
-		t := time.NewTimer(time.Duration(req.Policy.TimeoutMS) * time.Millisecond)
-		defer t.Stop()
-		timeout = t.C
+		wait = uint32(min(req.Policy.TimeoutMS, 0xFFFFFFFE))
 	}
 	timedOut := false
-	select {
-	case <-done:
-	case <-timeout:
+	if ev, _ := windows.WaitForSingleObject(pi.Process, wait); ev == uint32(windows.WAIT_TIMEOUT) {
 		timedOut = true
 		windows.TerminateJobObject(job, 1)
-		<-done
+		windows.WaitForSingleObject(pi.Process, windows.INFINITE)
 	}
 	// What the command left behind goes with it.
 	windows.TerminateJobObject(job, 1)
-	ans := helperAnswer{ExitCode: cmd.ProcessState.ExitCode(), TimedOut: timedOut}
+	var code uint32
+	windows.GetExitCodeProcess(pi.Process, &code)
+	drained.Wait()
+	ans := helperAnswer{ExitCode: int(code), TimedOut: timedOut}
 	if timedOut {
 		ans.ExitCode = 124
 	}
@@ -242,92 +289,91 @@ func runHelperRequest(req *helperRequest) helperAnswer {
 	return ans
 }
 
-// Access rights for the writable roots (read, write, execute, delete:
-// "Modify") and those denied on protected paths.
-const (
-	modifyRights  = windows.FILE_GENERIC_READ | windows.FILE_GENERIC_WRITE | windows.FILE_GENERIC_EXECUTE | windows.DELETE | fileDeleteChild
-	protectRights = windows.FILE_WRITE_DATA | windows.FILE_APPEND_DATA | windows.FILE_WRITE_EA | windows.FILE_WRITE_ATTRIBUTES |
-		windows.DELETE | fileDeleteChild | windows.WRITE_DAC | windows.WRITE_OWNER
-	fileDeleteChild = 0x40
-)
-
-// newRunSID makes a SID nobody else holds: S-1-15-3 followed by four
-// random sub-authorities (the capability namespace; in a restricted token
-// any SID may restrict).
-func newRunSID() (*windows.SID, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+// applyPlan journals and applies a run's ACEs under the journal lock,
+// after undoing what runs that were killed left behind. The returned
+// function (returned with an error too, to undo what was applied) undoes
+// them and removes the journal.
+func applyPlan(dir, runID string, plan []aclChange) (finish func(), err error) {
+	if dir == "" {
+		if dir, err = winJournalDir(); err != nil {
+			return nil, err
+		}
+	}
+	unlock, err := lockJournals(dir)
+	if err != nil {
 		return nil, err
 	}
-	s := fmt.Sprintf("S-1-15-3-%d-%d-%d-%d",
-		binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:]),
-		binary.LittleEndian.Uint32(b[8:]), binary.LittleEndian.Uint32(b[12:]))
-	return windows.StringToSid(s)
+	defer unlock()
+	recoverJournals(dir, "", journalAlive, undoACE)
+	j, err := createJournal(dir, selfHeader(runID))
+	if err != nil {
+		return nil, err
+	}
+	finish = func() {
+		unlock, err := lockJournals(dir)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "safeexec: %v; the ACL changes of this run are undone at the next start\n", err)
+			return
+		}
+		defer unlock()
+		for _, e := range finishJournal(dir, j, journalAlive, undoACE) {
+			fmt.Fprintf(os.Stderr, "safeexec: undo an ACL change: %v; retried at the next start\n", e)
+		}
+	}
+	for _, c := range plan {
+		if err := j.record(c); err != nil {
+			return finish, err
+		}
+		if err := applyACE(c); err != nil {
+			what := "grant writes on"
+			if c.Op != "allow" {
+				what = "protect"
+			}
+			return finish, fmt.Errorf("%s %s: %w", what, c.Path, err)
+		}
+	}
+	return finish, nil
 }
 
-// addACE adds an inheritable ACE for sid on path and returns the function
-// that puts the previous DACL back.
-func addACE(path string, sid *windows.SID, mode windows.ACCESS_MODE, rights windows.ACCESS_MASK) (func(), error) {
-	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
-	if err != nil {
-		return nil, err
+// knownFolders are the user's folders that the modes' table and the
+// host-run list name.
+func knownFolders() map[string]string {
+	out := map[string]string{}
+	for name, id := range map[string]*windows.KNOWNFOLDERID{
+		"profile": windows.FOLDERID_Profile, "appdata": windows.FOLDERID_RoamingAppData,
+		"localappdata": windows.FOLDERID_LocalAppData, "documents": windows.FOLDERID_Documents,
+	} {
+		if p, err := windows.KnownFolderPath(id, windows.KF_FLAG_DEFAULT); err == nil && p != "" {
+			out[name] = p
+		}
 	}
-	old, _, err := sd.DACL()
-	if err != nil {
-		return nil, err
-	}
-	ctl, _, err := sd.Control()
-	if err != nil {
-		return nil, err
-	}
-	info := windows.SECURITY_INFORMATION(windows.DACL_SECURITY_INFORMATION)
-	if ctl&windows.SE_DACL_PROTECTED != 0 {
-		info |= windows.PROTECTED_DACL_SECURITY_INFORMATION
-	} else {
-		info |= windows.UNPROTECTED_DACL_SECURITY_INFORMATION
-	}
-	var pin runtime.Pinner
-	pin.Pin(sid)
-	defer pin.Unpin()
-	acl, err := windows.ACLFromEntries([]windows.EXPLICIT_ACCESS{{
-		AccessPermissions: rights,
-		AccessMode:        mode,
-		Inheritance:       windows.SUB_CONTAINERS_AND_OBJECTS_INHERIT,
-		Trustee: windows.TRUSTEE{
-			TrusteeForm:  windows.TRUSTEE_IS_SID,
-			TrusteeType:  windows.TRUSTEE_IS_UNKNOWN,
-			TrusteeValue: windows.TrusteeValueFromSID(sid),
-		},
-	}}, old)
-	if err != nil {
-		return nil, err
-	}
-	if err := windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, info, nil, nil, acl, nil); err != nil {
-		return nil, err
-	}
-	return func() {
-		windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, info, nil, nil, old, nil)
-		runtime.KeepAlive(sd)
-	}, nil
+	return out
 }
 
-// restrictedToken derives the command's primary token from the helper's.
-func restrictedToken(mode Mode, sid *windows.SID) (windows.Token, error) {
-	var cur windows.Token
-	access := uint32(windows.TOKEN_DUPLICATE | windows.TOKEN_QUERY | windows.TOKEN_ASSIGN_PRIMARY | windows.TOKEN_ADJUST_DEFAULT)
-	if err := windows.OpenProcessToken(windows.CurrentProcess(), access, &cur); err != nil {
-		return 0, fmt.Errorf("open the process token: %w", err)
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
 	}
-	defer cur.Close()
+	return hex.EncodeToString(b), nil
+}
 
+// restrictedToken derives the command's primary token from the helper's
+// (cur): every privilege but change-notify removed, a LUA token
+// (Administrators deny-only, as under UAC), and in strict and compat mode
+// WRITE_RESTRICTED, with the restricting SIDs checked on every write: the
+// workspace SID (the granted roots), the run SID (its temporary directory
+// and the tool cache), the logon SID (the window station and desktop),
+// Everyone (the NUL device and other objects open to anyone) and
+// RESTRICTED (objects that admit restricted code on purpose).
+func restrictedToken(cur windows.Token, mode Mode, ws, run *windows.SID) (windows.Token, error) {
 	var disable, restrict []windows.SIDAndAttributes
 	if admins, err := windows.CreateWellKnownSid(windows.WinBuiltinAdministratorsSid); err == nil {
 		disable = append(disable, windows.SIDAndAttributes{Sid: admins})
 	}
-	flags := uintptr(disableMaxPrivilege)
+	flags := uintptr(tokenFlags(mode))
 	if mode != Permissive {
-		flags |= writeRestricted
-		restrict = append(restrict, windows.SIDAndAttributes{Sid: sid})
+		restrict = append(restrict, windows.SIDAndAttributes{Sid: ws}, windows.SIDAndAttributes{Sid: run})
 		for _, k := range []windows.WELL_KNOWN_SID_TYPE{windows.WinWorldSid, windows.WinRestrictedCodeSid} {
 			s, err := windows.CreateWellKnownSid(k)
 			if err != nil {
@@ -358,10 +404,10 @@ func restrictedToken(mode Mode, sid *windows.SID) (windows.Token, error) {
 		uintptr(len(restrict)), first(restrict),
 		uintptr(unsafe.Pointer(&tok)))
 	if r == 0 {
-		return 0, fmt.Errorf("CreateRestrictedToken: %w", e)
+		return 0, fmt.Errorf("create the restricted token: %w", e)
 	}
 	if mode != Permissive {
-		if err := setDefaultDACL(tok, cur, sid); err != nil {
+		if err := setDefaultDACL(tok, cur, ws, run); err != nil {
 			tok.Close()
 			return 0, err
 		}
@@ -389,8 +435,8 @@ func logonSID(t windows.Token) *windows.SID {
 
 // setDefaultDACL lets objects the command creates (its own threads, its
 // pipes) be written by its write-restricted token: the default DACL grants
-// the user, SYSTEM and the run's SID.
-func setDefaultDACL(tok, cur windows.Token, sid *windows.SID) error {
+// the user, SYSTEM and the run's SIDs.
+func setDefaultDACL(tok, cur windows.Token, sids ...*windows.SID) error {
 	user, err := cur.GetTokenUser()
 	if err != nil {
 		return fmt.Errorf("token user: %w", err)
@@ -402,7 +448,7 @@ func setDefaultDACL(tok, cur windows.Token, sid *windows.SID) error {
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	var entries []windows.EXPLICIT_ACCESS
-	for _, s := range []*windows.SID{user.User.Sid, system, sid} {
+	for _, s := range append([]*windows.SID{user.User.Sid, system}, sids...) {
 		pin.Pin(s)
 		entries = append(entries, windows.EXPLICIT_ACCESS{
 			AccessPermissions: windows.GENERIC_ALL,

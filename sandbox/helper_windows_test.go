@@ -43,6 +43,31 @@ func init() {
 	case "__env": // __env NAME: print the variable
 		os.Stdout.WriteString(os.Getenv(os.Args[2]))
 		os.Exit(0)
+	case "__write": // __write PATH: create PATH; exit 3 when refused
+		if err := os.WriteFile(os.Args[2], []byte("x"), 0o644); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(3)
+		}
+		os.Exit(0)
+	case "__rename": // __rename FROM TO; exit 3 when refused
+		if err := os.Rename(os.Args[2], os.Args[3]); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(3)
+		}
+		os.Exit(0)
+	case "__chain": // __chain N: a chain of N processes below this one; the last prints "leaf"
+		n, _ := strconv.Atoi(os.Args[2])
+		if n == 0 {
+			os.Stdout.WriteString("leaf")
+			os.Exit(0)
+		}
+		c := exec.Command(os.Args[0], "__chain", strconv.Itoa(n-1))
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		if err := c.Run(); err != nil {
+			os.Stderr.WriteString("chain: " + err.Error())
+			os.Exit(4)
+		}
+		os.Exit(0)
 	case "__echo": // __echo TEXT EXIT: print TEXT, exit with EXIT
 		os.Stdout.WriteString(os.Args[2])
 		os.Stderr.WriteString("err:" + os.Args[2])
@@ -75,6 +100,9 @@ func winTempDir(t *testing.T) string {
 func runHelperProcess(t *testing.T, req *helperRequest) helperAnswer {
 	t.Helper()
 	exe, _ := os.Executable()
+	if req.Policy.JournalDir == "" {
+		req.Policy.JournalDir = journalDir(t)
+	}
 	args, err := req.args()
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +178,7 @@ func assertGone(t *testing.T, pidFile string) {
 
 func TestWindowsBackend(t *testing.T) {
 	exe, _ := os.Executable()
+	journalDir(t)
 	dir := winTempDir(t)
 	p := &Policy{Mode: Compat, Cwd: dir, WritableRoots: []string{dir}, DenyWrite: []string{".env"}, SafeexecPath: exe}
 	var out, errb bytes.Buffer
@@ -207,15 +236,25 @@ func TestWindowsBackend(t *testing.T) {
 }
 
 func TestWindowsRestrictedTokenBuilds(t *testing.T) {
-	sid, err := newRunSID()
+	s, err := newRunSIDString()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(sid.String(), "S-1-15-3-") {
-		t.Errorf("run SID %s", sid)
+	run, err := windows.StringToSid(s)
+	if err != nil {
+		t.Fatal(err)
 	}
+	ws, err := windows.StringToSid(workspaceSID("S-1-5-21-1-2-3-1000", Compat, []string{`C:\w`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cur windows.Token
+	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_DUPLICATE|windows.TOKEN_QUERY|windows.TOKEN_ASSIGN_PRIMARY|windows.TOKEN_ADJUST_DEFAULT, &cur); err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
 	for _, mode := range []Mode{Strict, Compat, Permissive} {
-		tok, err := restrictedToken(mode, sid)
+		tok, err := restrictedToken(cur, mode, ws, run)
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}

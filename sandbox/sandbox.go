@@ -175,6 +175,10 @@ type Report struct {
 	// Weak is true when the chosen backend or mode protects little
 	// (permissive, none).
 	Weak bool `json:"weak,omitempty"`
+	// Unenforced names, one short phrase each, what the policy asks for
+	// and this backend does not enforce (it stays advisory, or is left to
+	// the classifier); every audit record repeats it.
+	Unenforced []string `json:"unenforced,omitempty"`
 }
 
 // Check is one thing Detect looked at.

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -13,3 +14,7 @@ func RunWindowsHelper(args []string) int {
 	fmt.Fprintln(os.Stderr, "safeexec: __winhelper: the Windows helper exists only on Windows")
 	return 125
 }
+
+// RecoverWindowsACL undoes the ACL changes of interrupted Windows runs;
+// there are none on other systems.
+func RecoverWindowsACL(w io.Writer) {}

@@ -46,10 +46,13 @@ type helperPolicy struct {
 	// TimeoutMS ends the command (and answers timed_out) after so many
 	// milliseconds; 0 means no timeout.
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
-	// SID is the security identifier the run's writes are granted to. The
-	// caller may choose it (to clean up after a helper that was killed);
-	// empty means the helper makes a fresh one.
+	// SID is the workspace SID the granted roots are granted to; empty
+	// means the helper derives it from the user, the mode and the roots.
 	SID string `json:"sid,omitempty"`
+	// JournalDir is where the helper journals its ACL changes; empty
+	// means %LOCALAPPDATA%\safeexec\acl-journal, where every safeexec
+	// start looks for the journals of killed runs.
+	JournalDir string `json:"journal_dir,omitempty"`
 }
 
 type helperNetwork struct {

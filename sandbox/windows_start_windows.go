@@ -27,18 +27,27 @@ func init() {
 // Windows returns the Windows backend (the built-in helper).
 func Windows() Backend { return windowsBackend{} }
 
+// Windows leaves these to the classifier or to the command: said by
+// doctor, the README and every audit record.
+var windowsUnenforced = []string{
+	"reads of credential paths: the classifier alone guards them (a write-restricted token reads what the user reads)",
+	"network: advisory (proxy variables only; without administrator rights sockets are not filtered, and --no-network does not cut them)",
+}
+
 func detectWindows() (Backend, Report, error) {
 	r := Report{
 		Backend: "windows",
 		Level:   "partial",
-		Reason:  "built-in helper: restricted token, ACLs on the writable roots, job object",
+		Reason:  "built-in helper: restricted token, journaled ACLs on the writable roots, job object, desktop of its own",
 		Checks: []Check{
-			{Name: "writes", OK: true, Detail: "write-restricted token: writes only where the run's SID is granted (the writable roots)"},
-			{Name: "protected paths", OK: true, Detail: "deny ACEs on existing protected paths; new ones are removed after the run"},
-			{Name: "processes", OK: true, Detail: "kill-on-close job object: nothing outlives the run"},
-			{Name: "reads", OK: false, Detail: "a write-restricted token reads what the user reads: credential paths are not hidden", Fix: "keep credentials out of reach of the account, or use WSL2 with bubblewrap"},
-			{Name: "network", OK: false, Detail: "sockets are not filtered: the proxy variables are set, but a command can connect directly", Fix: "use WSL2 with bubblewrap for network confinement"},
+			{Name: "writes", OK: true, Detail: "write-restricted token: writes only where the run's SIDs are granted (strict: the first writable root; compat: every root, %APPDATA% and %LOCALAPPDATA%), plus its private %TEMP% and the tool cache"},
+			{Name: "protected paths", OK: true, Detail: "deny ACEs on the protected paths, the credential paths and the places the host runs code from (Startup folder, PowerShell profiles, per-user programs) below the granted roots; their parent directories cannot be renamed; what is created where none existed is removed after the run"},
+			{Name: "acl journal", OK: true, Detail: "every ACL change is journaled before it is applied and undone after the run; a killed run's changes are undone at the next start"},
+			{Name: "processes", OK: true, Detail: "kill-on-close job object: nothing outlives the run; the command gets a desktop of its own"},
+			{Name: "credential reads", OK: false, Detail: "not enforced: restricting SIDs are checked for writes only, so credential paths stay readable; their deny ACEs stop writes, and the classifier alone refuses commands that read them", Fix: "keep credentials out of reach of the account, or use WSL2 with bubblewrap"},
+			{Name: "network", OK: false, Detail: "advisory: the proxy variables are set, but without administrator rights sockets are not filtered — a command can connect directly, also with --no-network", Fix: "use WSL2 with bubblewrap for network confinement"},
 		},
+		Unenforced: windowsUnenforced,
 	}
 	if _, err := os.Executable(); err != nil {
 		err = fmt.Errorf("windows: cannot locate safeexec for the helper: %v: %w", err, ErrUnavailable)
@@ -89,11 +98,6 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 	roots = tmp.Roots
 	q := *p
 	q.WritableRoots = roots
-	sid, err := newRunSID()
-	if err != nil {
-		tmp.remove()
-		return nil, fmt.Errorf("sandbox windows: run SID: %w", err)
-	}
 	dir, err := os.MkdirTemp("", "safeexec-helper-")
 	if err != nil {
 		tmp.remove()
@@ -107,19 +111,20 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 		Inherit:    true,
 		AnswerFile: filepath.Join(dir, "answer.json"),
 	}
-	req.Policy.SID = sid.String()
 	req.Policy.TempDir = tmp.Dir
+	req.Policy.JournalDir = testJournalDir
 	args, err := req.args()
 	if err != nil {
 		tmp.remove()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox windows: %w", err)
 	}
-	guardRoots := roots
-	if mode == Strict && len(guardRoots) > 1 {
-		guardRoots = guardRoots[:1]
-	}
-	guard, err := snapshotProtected(guardRoots, p.DenyWrite)
+	// The guard takes back, after the run, what the command created at
+	// protected paths that did not exist when it started (the helper's
+	// deny ACEs cover those that did).
+	known := knownFolders()
+	guardRoots := winGrantedRoots(mode, roots, known)
+	guard, err := snapshotProtected(guardRoots, winGuardPaths(p, known))
 	if err != nil {
 		tmp.remove()
 		os.RemoveAll(dir)
@@ -161,6 +166,20 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 		return nil, fmt.Errorf("sandbox windows: %w", err)
 	}
 	return &windowsProcess{cmd: cmd, job: job, dir: dir, answer: req.AnswerFile, guard: guard, stderr: c.Stderr, tmp: tmp}, nil
+}
+
+// winGuardPaths are the protected paths the run's guard watches: the
+// policy's, and the places the host runs code from that do not exist yet
+// (those that do get a deny ACE from the helper; walking them, a whole
+// %LOCALAPPDATA%\Programs, would cost every run).
+func winGuardPaths(p *Policy, known map[string]string) []string {
+	out := append([]string(nil), p.DenyWrite...)
+	for _, h := range hostRunPaths(known) {
+		if _, err := os.Lstat(h); err != nil {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 type windowsProcess struct {
@@ -218,6 +237,8 @@ func (w *windowsProcess) Wait() (Status, error) {
 	w.mu.Unlock()
 	defer os.RemoveAll(w.dir)
 	defer w.tmp.remove()
+	// A helper that was killed could not undo its ACL changes.
+	RecoverWindowsACL(w.stderr)
 	if changed, failed := w.guard.restore(); len(changed) > 0 && w.stderr != nil {
 		fmt.Fprintf(w.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
 		if len(failed) > 0 {

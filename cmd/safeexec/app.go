@@ -75,6 +75,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return sandbox.RunWindowsHelper(args[2:])
 		}
 	}
+	// A Windows run killed before it could undo its ACL changes left a
+	// journal: undo it now (nothing to do elsewhere, or when none is left).
+	sandbox.RecoverWindowsACL(stderr)
 	e := &env{
 		stdin: stdin, stdout: stdout, stderr: stderr,
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, environ: os.Environ(),

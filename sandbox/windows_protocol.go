@@ -145,6 +145,10 @@ func (r *helperRequest) check() error {
 	if r.Policy.TimeoutMS < 0 {
 		return errors.New("helper request: negative timeout")
 	}
+	if r.Policy.SID != "" && !ownSID(r.Policy.SID) {
+		// Recovery removes only ACEs of safeexec's own SIDs.
+		return fmt.Errorf("helper request: sid %q is not a workspace SID (S-1-15-3-%d-…)", r.Policy.SID, workspaceSIDMark)
+	}
 	return nil
 }
 

@@ -28,7 +28,7 @@ func windowsTestRequests() map[string]*helperRequest {
 	strict.Policy.TimeoutMS = 5000
 	stream := &helperRequest{Mode: Permissive, Cwd: `C:\w`, Policy: helperPolicyOf(&Policy{}),
 		Argv: []string{"go", "test", "./..."}, Inherit: true, AnswerFile: `C:\Users\dev\AppData\Local\Temp\se-ans\answer.json`}
-	stream.Policy.SID = "S-1-15-3-1111-2222-3333-4444"
+	stream.Policy.SID = "S-1-15-3-7362-1111-2222-3333-4444"
 	return map[string]*helperRequest{"request-compat": compat, "request-strict-timeout": strict, "request-stream": stream}
 }
 
@@ -103,6 +103,7 @@ func TestHelperProtocolRejects(t *testing.T) {
 		"stdio other":     {"run", "--mode", "compat", "--cwd", `C:\w`, "--policy-json", `{}`, "--stdio", "pipe", "--", "x"},
 		"inherit no file": {"run", "--mode", "compat", "--cwd", `C:\w`, "--policy-json", `{}`, "--stdio", "inherit", "--", "x"},
 		"negative time":   {"run", "--mode", "compat", "--cwd", `C:\w`, "--policy-json", `{"timeout_ms":-1}`, "--", "x"},
+		"foreign sid":     {"run", "--mode", "compat", "--cwd", `C:\w`, "--policy-json", `{"sid":"S-1-5-21-1-2-3-1000"}`, "--", "x"},
 		"dangling value":  {"run", "--mode"},
 	} {
 		if _, err := parseHelperArgs(args); err == nil {

@@ -32,6 +32,12 @@ type pipeline struct {
 	req   *Request
 	start time.Time
 	out   Outcome
+	// shell runs a script request; scriptRun and scriptClassify are its
+	// argument vectors to run and to classify (nil: classify the script
+	// as bash).
+	shell          scriptShell
+	scriptRun      []string
+	scriptClassify []string
 
 	log      *audit.Log
 	home     string
@@ -54,6 +60,11 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		return nil, fmt.Errorf("home directory: %w", err)
 	}
 	p.home = home
+	if req.IsScript {
+		if err := p.resolveShell(); err != nil {
+			return nil, err
+		}
+	}
 
 	// The audit log is opened before anything runs: a run that cannot be
 	// recorded does not happen.
@@ -195,10 +206,38 @@ func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {
 	req := p.req
 	p.env, p.sandboxed = env, sandboxed
 	rc := riskContext(req.Policy, req.Cwd, p.home, env, sandboxed)
-	if req.IsScript {
-		return risk.ClassifyScript(req.Script, rc)
+	return classifyRequest(req, p.scriptClassify, rc)
+}
+
+// classifyRequest judges argv, or a script in the language of the shell
+// that runs it: classify is that shell's argument vector (pwsh -Command
+// SCRIPT, cmd /c SCRIPT), nil for bash and sh.
+func classifyRequest(req *Request, classify []string, rc *risk.Context) risk.Verdict {
+	switch {
+	case !req.IsScript:
+		return risk.ClassifyArgv(req.Argv, rc)
+	case classify != nil:
+		return risk.ClassifyArgv(classify, rc)
 	}
-	return risk.ClassifyArgv(req.Argv, rc)
+	return risk.ClassifyScript(req.Script, rc)
+}
+
+// shellHostFor is what shell resolution looks at; tests replace it.
+var shellHostFor = realShellHost
+
+// resolveShell finds the shell of a script request (the policy's
+// [run] shell, or --shell) and its argument vectors.
+func (p *pipeline) resolveShell() error {
+	sh, err := resolveShell(p.req.Policy.Shell, shellHostFor(), true)
+	if err != nil {
+		return err
+	}
+	run, classify, err := sh.scriptArgv(p.req.Script, p.req.ScriptArgs)
+	if err != nil {
+		return err
+	}
+	p.shell, p.scriptRun, p.scriptClassify = sh, run, classify
+	return nil
 }
 
 // decide turns the verdict into a decision. It returns a *RefusedError
@@ -266,20 +305,7 @@ func (p *pipeline) argv() []string {
 	if !p.req.IsScript {
 		return p.req.Argv
 	}
-	sh := scriptShell()
-	argv := []string{sh, "-c", p.req.Script}
-	return append(argv, p.req.ScriptArgs...)
-}
-
-// scriptShell is the shell that runs scripts: bash, which agents' command
-// strings are written for, else sh.
-func scriptShell() string {
-	for _, s := range []string{"/bin/bash", "/usr/bin/bash", "/bin/sh"} {
-		if fi, err := os.Stat(s); err == nil && fi.Mode().IsRegular() {
-			return s
-		}
-	}
-	return "/bin/sh"
+	return p.scriptRun
 }
 
 func (p *pipeline) sandboxPolicy() *sandbox.Policy {

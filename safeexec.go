@@ -21,8 +21,11 @@ type Request struct {
 	// Argv and Script is set.
 	Argv []string
 	// Script is a shell script (safeexec -c SCRIPT, safeexec SCRIPT). It
-	// runs under bash (or sh when there is no bash) with ScriptArgs as $0,
-	// $1, ... like sh -c.
+	// runs under the shell the policy names ([run] shell, --shell; by
+	// default bash, or sh when there is no bash, and on Windows Git for
+	// Windows' bash.exe, else PowerShell), with ScriptArgs as $0, $1, ...
+	// like sh -c (bash and sh only), and is classified in that shell's
+	// language.
 	Script     string
 	ScriptArgs []string
 	// IsScript tells an empty Script apart from an Argv request.
@@ -169,15 +172,26 @@ func riskContext(pol *configs.Effective, cwd, home string, env []string, sandbox
 }
 
 // Classify judges a request without running anything, assuming the
-// sandbox backend named by backend ("none" means unconfined).
+// sandbox backend named by backend ("none" means unconfined). A script is
+// judged in the language of the policy's shell, which need not be
+// installed. A script the shell cannot take (arguments for PowerShell) is
+// never safe.
 func Classify(req *Request, backend string) risk.Verdict {
 	home, _ := os.UserHomeDir()
 	env, _ := filterEnv(req.Policy, req.Environ)
 	rc := riskContext(req.Policy, req.Cwd, home, env, backend != "none" && backend != "")
+	var classify []string
 	if req.IsScript {
-		return risk.ClassifyScript(req.Script, rc)
+		sh, err := resolveShell(req.Policy.Shell, shellHostFor(), false)
+		if err == nil {
+			_, classify, err = sh.scriptArgv(req.Script, req.ScriptArgs)
+		}
+		if err != nil {
+			return risk.Verdict{Tier: risk.NeedsConfirmation, Reasons: []risk.Reason{{
+				Rule: "parse-error", Tier: risk.NeedsConfirmation, Detail: err.Error()}}}
+		}
 	}
-	return risk.ClassifyArgv(req.Argv, rc)
+	return classifyRequest(req, classify, rc)
 }
 
 // Run takes a request through the whole pipeline. It returns an Outcome

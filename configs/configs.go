@@ -58,6 +58,8 @@ type Flags struct {
 	NoNetwork bool
 	// Timeout replaces limits.timeout (--timeout).
 	Timeout time.Duration
+	// Shell replaces run.shell (--shell).
+	Shell string
 }
 
 // Options say where Load looks.
@@ -110,6 +112,8 @@ type Effective struct {
 
 	Mode    string // strict | compat | permissive
 	Backend string // auto | bwrap | landlock | seatbelt | windows | none
+	// Shell runs -c scripts: auto | bash | powershell | pwsh | cmd.
+	Shell string
 
 	AllowWrite []string
 	DenyRead   []string

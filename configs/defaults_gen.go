@@ -47,5 +47,8 @@ func generatedDefaults() fileConfig {
 		Agent: fileAgent{
 			Prefix: any(false),
 		},
+		Run: fileRun{
+			Shell: ptr("auto"),
+		},
 	}
 }

@@ -75,6 +75,12 @@ func (l *loader) applyFlags(f Flags) error {
 		}
 		e.Mode, used = f.Mode, true
 	}
+	if f.Shell != "" {
+		if !oneOf(f.Shell, ValidShells) {
+			return fmt.Errorf("invalid --shell %q: want %s", f.Shell, strings.Join(ValidShells, ", "))
+		}
+		e.Shell, used = f.Shell, true
+	}
 	if f.Sandbox != "" {
 		if !oneOf(f.Sandbox, validBackends) {
 			return fmt.Errorf("invalid --sandbox %q: want %s", f.Sandbox, strings.Join(validBackends, ", "))
@@ -203,6 +209,11 @@ func (e *Effective) Fingerprint() string {
 		str("agent.prefix")
 		list(e.AgentPrefix)
 	}
+	if e.Shell != "" && e.Shell != "auto" {
+		// Only when chosen, so that fingerprints of policies without a
+		// shell stay what they were.
+		str("shell:" + e.Shell)
+	}
 	for _, n := range []uint64{e.Limits.Processes, e.Limits.OpenFiles, e.Limits.FileSize, e.Limits.CPUSeconds, uint64(e.Limits.Timeout)} {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], n)
@@ -229,10 +240,15 @@ type outConfig struct {
 	Prompt     outPrompt     `toml:"prompt"`
 	Limits     outLimits     `toml:"limits"`
 	Agent      outAgent      `toml:"agent"`
+	Run        outRun        `toml:"run"`
 }
 
 type outAgent struct {
 	Prefix any `toml:"prefix"`
+}
+
+type outRun struct {
+	Shell string `toml:"shell"`
 }
 
 type outSandbox struct {
@@ -317,6 +333,7 @@ func (e *Effective) TOML() ([]byte, error) {
 	oc := outConfig{
 		Mode:    e.Mode,
 		Sandbox: outSandbox{Backend: e.Backend},
+		Run:     outRun{Shell: e.Shell},
 		Filesystem: outFilesystem{
 			AllowWrite: nonNil(e.AllowWrite),
 			DenyRead:   nonNil(e.DenyRead),

@@ -71,6 +71,11 @@ type fileConfig struct {
 	Prompt     filePrompt     `toml:"prompt"`
 	Limits     fileLimits     `toml:"limits"`
 	Agent      fileAgent      `toml:"agent"`
+	Run        fileRun        `toml:"run"`
+}
+
+type fileRun struct {
+	Shell *string `toml:"shell"`
 }
 
 type fileSandbox struct {
@@ -327,6 +332,8 @@ var (
 	validModes    = []string{ModeStrict, ModeCompat, ModePermissive}
 	validBackends = []string{"auto", "bwrap", "landlock", "seatbelt", "windows", "none"}
 	validChannels = []string{"tty", "none"}
+	// ValidShells are the values of [run] shell and --shell.
+	ValidShells = []string{"auto", "bash", "powershell", "pwsh", "cmd"}
 )
 
 func oneOf(v string, valid []string) bool {
@@ -346,6 +353,9 @@ func (p *parsed) check() error {
 	}
 	if b := fc.Sandbox.Backend; b != nil && !oneOf(*b, validBackends) {
 		return p.errorAt("sandbox.backend", -1, "sandbox.backend %q is not one of %s", *b, strings.Join(validBackends, ", "))
+	}
+	if sh := fc.Run.Shell; sh != nil && !oneOf(*sh, ValidShells) {
+		return p.errorAt("run.shell", -1, "run.shell %q is not one of %s", *sh, strings.Join(ValidShells, ", "))
 	}
 	if c := fc.Prompt.Channel; c != nil && !oneOf(*c, validChannels) {
 		if *c == "stdin" {

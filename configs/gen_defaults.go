@@ -34,6 +34,7 @@ func main() {
 	top := []struct{ key, field string }{
 		{"sandbox", "Sandbox"}, {"filesystem", "Filesystem"}, {"network", "Network"}, {"env", "Env"},
 		{"rules", "Rules"}, {"audit", "Audit"}, {"prompt", "Prompt"}, {"limits", "Limits"}, {"agent", "Agent"},
+		{"run", "Run"},
 	}
 	if m, ok := v["mode"].(string); ok {
 		fmt.Fprintf(&b, "\t\tMode: ptr(%s),\n", strconv.Quote(m))
@@ -80,7 +81,7 @@ func goName(k string) string {
 		"strip": "Strip", "strip_suffixes": "StripSuffixes", "keep": "Keep", "allow": "Allow",
 		"confirm": "Confirm", "deny": "Deny", "path": "Path", "sync": "Sync", "channel": "Channel",
 		"processes": "Processes", "open_files": "OpenFiles", "file_size": "FileSize",
-		"cpu_seconds": "CPUSeconds", "timeout": "Timeout", "prefix": "Prefix",
+		"cpu_seconds": "CPUSeconds", "timeout": "Timeout", "prefix": "Prefix", "shell": "Shell",
 	}
 	n, ok := names[k]
 	if !ok {

@@ -214,6 +214,9 @@ func (l *loader) applyTrusted(p *parsed) error {
 	if fc.Sandbox.Backend != nil {
 		e.Backend = *fc.Sandbox.Backend
 	}
+	if fc.Run.Shell != nil {
+		e.Shell = *fc.Run.Shell
+	}
 	if v := fc.Filesystem.AllowWrite; v != nil {
 		paths, err := l.paths(p, "filesystem.allow_write", *v, false)
 		if err != nil {

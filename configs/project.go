@@ -26,6 +26,9 @@ func (l *loader) applyProject(p *parsed) error {
 	if b := fc.Sandbox.Backend; b != nil && *b != e.Backend {
 		warn("sandbox.backend", "a project file may not choose the sandbox backend")
 	}
+	if sh := fc.Run.Shell; sh != nil && *sh != e.Shell {
+		warn("run.shell", "a project file may not choose the shell that runs your scripts")
+	}
 
 	if v := fc.Filesystem.AllowWrite; v != nil {
 		paths, err := l.paths(p, "filesystem.allow_write", *v, false)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -156,6 +157,7 @@ var (
 	flagNoNet  = &cli.BoolFlag{Name: "no-network", Usage: "no network at all for this run"}
 	flagYes    = &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve a command that needs confirmation (never a risky one)"}
 	flagTime   = &cli.DurationFlag{Name: "timeout", Usage: "stop the command after `DUR` (exit 124)"}
+	flagShell  = &cli.StringFlag{Name: "shell", Usage: "the `SHELL` that runs -c scripts, and whose language they are classified in: auto, bash, powershell, pwsh or cmd"}
 	flagVer    = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	flagJSON   = &cli.BoolFlag{Name: "json", Usage: "print one JSON object with the exit code, the output and the verdict instead of streaming"}
 	flagLimit  = &cli.StringFlag{Name: "output-limit", Usage: "with --json, keep only the newest `BYTES` of each stream (K, M, G suffixes; 0: no limit)"}
@@ -169,7 +171,7 @@ func (e *env) app() *cli.App {
 		UsageText: usageText,
 		Version:   versionString(),
 		Flags: []cli.Flag{
-			flagConfig, flagMode, flagSbx, flagWrite, flagDomain, flagNoNet, flagYes, flagTime, flagVer,
+			flagConfig, flagMode, flagSbx, flagWrite, flagDomain, flagNoNet, flagYes, flagTime, flagShell, flagVer,
 			flagJSON, flagLimit,
 		},
 		HideVersion:     true,
@@ -208,7 +210,7 @@ func (e *env) app() *cli.App {
 const usageText = `safeexec [flags] -- CMD [ARG...]           run a command
 safeexec [flags] -c SCRIPT [ARG0 ARG...]   run a script (also -lc, -l -c, -ic, like sh -c)
 safeexec SCRIPT                            one argument and no --: a script (agent shell-prefix form)
-safeexec check [--json] [--sandbox B] (-- CMD... | -c SCRIPT)
+safeexec check [--json] [--sandbox B] [--shell S] (-- CMD... | -c SCRIPT)
 safeexec audit [--json] [-n N] [--since DUR] [--follow]
 safeexec doctor [--json]
 safeexec config show [--defaults] | validate [FILE] | path | init [--force]
@@ -228,11 +230,12 @@ func (e *env) loadPolicyAt(c *cli.Context, cwd, mode string) (*configs.Effective
 	// subcommand's own --sandbox wins over the global one.
 	fl := configs.Flags{
 		Mode:         mode,
-		Sandbox:      c.String("sandbox"),
+		Sandbox:      innermost(c, "sandbox"),
 		AllowWrite:   c.StringSlice("allow-write"),
 		AllowDomains: c.StringSlice("allow-domain"),
 		NoNetwork:    c.Bool("no-network"),
 		Timeout:      c.Duration("timeout"),
+		Shell:        innermost(c, "shell"),
 	}
 	pol, err := configs.Load(configs.Options{
 		Cwd:        cwd,
@@ -252,6 +255,19 @@ func (e *env) loadPolicyAt(c *cli.Context, cwd, mode string) (*configs.Effective
 		fmt.Fprintf(e.stderr, "safeexec: %s\n", w)
 	}
 	return pol, nil
+}
+
+// innermost is the value of a flag that both safeexec and a subcommand
+// define, from the innermost command line that set it: c.String would
+// stop at the subcommand's own, unset, flag and miss a global one
+// ("safeexec --shell cmd check -c …").
+func innermost(c *cli.Context, name string) string {
+	for _, ctx := range c.Lineage() {
+		if slices.Contains(ctx.LocalFlagNames(), name) {
+			return ctx.String(name)
+		}
+	}
+	return c.String(name)
 }
 
 // runAction is the default action: run argv or a script.

@@ -37,7 +37,7 @@ var subcommands = map[string]bool{
 // valueFlags are the global flags that take a value.
 var valueFlags = map[string]bool{
 	"--config": true, "--mode": true, "--sandbox": true, "--allow-write": true,
-	"--allow-domain": true, "--timeout": true, "--output-limit": true,
+	"--allow-domain": true, "--timeout": true, "--output-limit": true, "--shell": true,
 }
 
 // boolFlags are the global flags that take none.

@@ -17,10 +17,11 @@ func (e *env) checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "classify a command or script and run nothing",
-		UsageText: "safeexec check [--json] [--sandbox B] (-- CMD [ARG...] | -c SCRIPT | SCRIPT)",
+		UsageText: "safeexec check [--json] [--sandbox B] [--shell S] (-- CMD [ARG...] | -c SCRIPT | SCRIPT)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 			&cli.StringFlag{Name: "sandbox", Usage: "classify as if this backend (or none) confined the command"},
+			&cli.StringFlag{Name: "shell", Usage: "classify the script in this `SHELL`'s language: auto, bash, powershell, pwsh or cmd"},
 			&cli.StringFlag{Name: "c", Usage: "the `SCRIPT` to classify"},
 		},
 		Action: e.checkAction,

@@ -17,9 +17,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	cmds := map[string]func(){
 		"safeexec": func() { os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	}
+	for name, f := range platformCommands() {
+		cmds[name] = f
+	}
+	if code, ok := platformMain(m, cmds); ok {
+		os.Exit(code)
+	}
+	testscript.Main(m, cmds)
 }
 
 // requireSandbox is set by CI: a test that needs a sandbox fails instead of
@@ -54,6 +61,9 @@ func bwrapWorks() error {
 }
 
 func TestScripts(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("these scripts drive Unix tools (sh, coreutils, bwrap); testdata/windows holds the Windows ones (TestWindowsScripts)")
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

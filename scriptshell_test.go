@@ -2,6 +2,7 @@ package safeexec
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,22 +48,79 @@ func (f *fakeHost) host(t *testing.T) shellHost {
 	}
 }
 
+type shellCase struct {
+	name  string
+	host  fakeHost
+	want  string
+	kind  string
+	path  string
+	fails bool
+}
+
+// tempDir is t.TempDir, removed file by file: Wine, where the Windows
+// build of these tests runs in CI, cannot os.RemoveAll.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "safeexec-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var paths []string
+		filepath.Walk(d, func(p string, _ os.FileInfo, _ error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return d
+}
+
 func TestResolveShellWindows(t *testing.T) {
-	base := t.TempDir()
+	root := tempDir(t)
+	for i := 0; ; i++ {
+		// Each case gets an empty machine of its own.
+		base := filepath.Join(root, fmt.Sprint(i))
+		cases := windowsShellCases(base)
+		if i >= len(cases) {
+			break
+		}
+		tc := cases[i]
+		t.Run(tc.name, func(t *testing.T) {
+			tc.host.goos = "windows"
+			tc.host.env = map[string]string{"SystemRoot": filepath.Join(base, "Windows"),
+				"ProgramFiles": filepath.Join(base, "PF"), "LOCALAPPDATA": filepath.Join(base, "L")}
+			h := tc.host.host(t)
+			sh, err := resolveShell(tc.want, h, true)
+			if tc.fails {
+				if !errors.Is(err, errNoShell) {
+					t.Fatalf("got %+v, %v; want an error", sh, err)
+				}
+				if tc.want == "bash" && !strings.Contains(err.Error(), "WSL") {
+					t.Errorf("the error should say why System32's bash is not used: %v", err)
+				}
+				// check classifies without the program.
+				if sh, err := resolveShell(tc.want, h, false); err != nil || sh.Kind != tc.kind {
+					t.Errorf("without a path: %+v %v", sh, err)
+				}
+				return
+			}
+			if err != nil || sh.Kind != tc.kind || sh.Path != tc.path {
+				t.Errorf("got %+v, %v; want %s at %s", sh, err, tc.kind, tc.path)
+			}
+		})
+	}
+}
+
+func windowsShellCases(base string) []shellCase {
 	at := func(parts ...string) string { return filepath.Join(append([]string{base}, parts...)...) }
 	sysroot := at("Windows")
 	wslBash := filepath.Join(sysroot, "System32", "bash.exe")
 	winPS := filepath.Join(sysroot, "System32", "WindowsPowerShell", "v1.0", "powershell.exe")
 	cmdExe := filepath.Join(sysroot, "System32", "cmd.exe")
-	env := map[string]string{"SystemRoot": sysroot, "ProgramFiles": at("PF"), "LOCALAPPDATA": at("L")}
-	for _, tc := range []struct {
-		name  string
-		host  fakeHost
-		want  string
-		kind  string
-		path  string
-		fails bool
-	}{
+	return []shellCase{
 		{name: "git on PATH (cmd dir)", want: "auto", kind: ShellBash, path: at("Git", "bin", "bash.exe"),
 			host: fakeHost{path: []string{at("Git", "cmd")}, files: []string{at("Git", "cmd", "git.exe"), at("Git", "bin", "bash.exe"), winPS}}},
 		{name: "git on PATH (mingw64)", want: "bash", kind: ShellBash, path: at("G", "bin", "bash.exe"),
@@ -86,35 +144,12 @@ func TestResolveShellWindows(t *testing.T) {
 			host: fakeHost{files: []string{at("PF", "PowerShell", "7", "pwsh.exe"), winPS}}},
 		{name: "pwsh asked, missing", want: "pwsh", kind: ShellPwsh, fails: true, host: fakeHost{files: []string{winPS}}},
 		{name: "cmd", want: "cmd", kind: ShellCmd, path: cmdExe, host: fakeHost{files: []string{cmdExe}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			// Each case starts from an empty machine.
-			os.RemoveAll(base)
-			tc.host.goos, tc.host.env = "windows", env
-			h := tc.host.host(t)
-			sh, err := resolveShell(tc.want, h, true)
-			if tc.fails {
-				if !errors.Is(err, errNoShell) {
-					t.Fatalf("got %+v, %v; want an error", sh, err)
-				}
-				if tc.want == "bash" && !strings.Contains(err.Error(), "WSL") {
-					t.Errorf("the error should say why System32's bash is not used: %v", err)
-				}
-				// check classifies without the program.
-				if sh, err := resolveShell(tc.want, h, false); err != nil || sh.Kind != tc.kind {
-					t.Errorf("without a path: %+v %v", sh, err)
-				}
-				return
-			}
-			if err != nil || sh.Kind != tc.kind || sh.Path != tc.path {
-				t.Errorf("got %+v, %v; want %s at %s", sh, err, tc.kind, tc.path)
-			}
-		})
 	}
 }
 
 func TestResolveShellUnix(t *testing.T) {
 	h := (&fakeHost{goos: "linux"}).host(t)
+
 	h.exists = func(p string) bool { return p == "/usr/bin/bash" }
 	if sh, err := resolveShell("", h, true); err != nil || sh.Kind != ShellBash || sh.Path != "/usr/bin/bash" {
 		t.Errorf("auto: %+v %v", sh, err)

@@ -77,6 +77,7 @@ func mustLoad(t *testing.T, o Options) *Effective {
 }
 
 func TestDefaults(t *testing.T) {
+	unixPaths(t)
 	f := newFixture(t)
 	e := mustLoad(t, f.opts())
 	if e.Mode != "compat" || e.Backend != "auto" || !e.NetworkEnabled || e.PromptChannel != "tty" {
@@ -218,6 +219,7 @@ timeout = "10m"
 }
 
 func TestUserPathPrecedence(t *testing.T) {
+	unixPaths(t)
 	f := newFixture(t)
 	explicit := write(t, filepath.Join(f.home, "explicit.toml"), `mode = "strict"`)
 	viaEnv := write(t, filepath.Join(f.home, "env.toml"), `mode = "permissive"`)
@@ -357,6 +359,7 @@ func TestErrorString(t *testing.T) {
 }
 
 func TestUnsetVariableIsAnError(t *testing.T) {
+	unixPaths(t)
 	f := newFixture(t)
 	path := f.userFile(t, "[filesystem]\ndeny_read = [\n  \"$NOPE/secrets\",\n]\n")
 	_, err := Load(f.opts())
@@ -372,6 +375,7 @@ func TestUnsetVariableIsAnError(t *testing.T) {
 }
 
 func TestPathExpansion(t *testing.T) {
+	unixPaths(t)
 	f := newFixture(t)
 	f.env["TMPDIR"] = "/var/tmp/me"
 	f.userFile(t, `[filesystem]
@@ -395,6 +399,7 @@ deny_write = [".git/hooks", "./x/../y", "~/.local/bin", "/abs/file", "$HOME/z"]
 }
 
 func TestProjectFileOnlyTightens(t *testing.T) {
+	unixPaths(t)
 	f := newFixture(t)
 	f.userFile(t, `[prompt]
 channel = "none"
@@ -598,6 +603,7 @@ func TestFlags(t *testing.T) {
 }
 
 func TestHooksPath(t *testing.T) {
+	unixPaths(t)
 	f := newFixture(t)
 	write(t, filepath.Join(f.repo, ".git", "config"), "[core]\n\trepositoryformatversion = 0\n[Core]\n\thooksPath = \".husky\" # comment\n")
 	write(t, filepath.Join(f.home, ".gitconfig"), "[include]\n\tpath = ~/.gitconfig.d/extra\n")
@@ -789,5 +795,14 @@ func BenchmarkFingerprint(b *testing.B) {
 	}
 	for b.Loop() {
 		e.Fingerprint()
+	}
+}
+
+// unixPaths skips a test whose expectations are Unix paths ("/tmp",
+// "/var/tmp/me", slash-separated names), which Windows reads otherwise.
+func unixPaths(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("expects Unix paths")
 	}
 }

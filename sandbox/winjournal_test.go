@@ -11,13 +11,34 @@ import (
 // The journal's file format and recovery rules, on every OS; the ACL
 // calls themselves are exercised on Windows (helper_windows_test.go).
 
+// tempDir is t.TempDir removed file by file: the Windows build of these
+// tests runs under Wine in CI, where os.RemoveAll fails.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "safeexec-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		var paths []string
+		filepath.Walk(d, func(p string, _ os.FileInfo, _ error) error {
+			paths = append(paths, p)
+			return nil
+		})
+		for i := len(paths) - 1; i >= 0; i-- {
+			os.Remove(paths[i])
+		}
+	})
+	return d
+}
+
 func testAbs(t *testing.T, parts ...string) string {
 	t.Helper()
-	return filepath.Join(append([]string{t.TempDir()}, parts...)...)
+	return filepath.Join(append([]string{tempDir(t)}, parts...)...)
 }
 
 func TestJournalRoundTrip(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	ws := workspaceSID("S-1-5-21-1", Compat, []string{"/w"})
 	j, err := createJournal(dir, journalHeader{Run: "r1", PID: 42, Created: 7})
 	if err != nil {
@@ -73,7 +94,7 @@ func writeJournal(t *testing.T, dir, name, content string) string {
 }
 
 func TestJournalCutShort(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	ws := workspaceSID("u", Strict, []string{"/w"})
 	root := testAbs(t, "w")
 	line := func(op, p string) string {
@@ -105,7 +126,7 @@ func TestJournalCutShort(t *testing.T) {
 }
 
 func TestJournalRecovery(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	ws := workspaceSID("u", Compat, []string{"/w"})
 	other := workspaceSID("u", Compat, []string{"/other"})
 	root, hooks, shared := testAbs(t, "w"), testAbs(t, "w", ".git", "hooks"), testAbs(t, "cache")
@@ -176,7 +197,7 @@ func TestJournalRecovery(t *testing.T) {
 }
 
 func TestJournalKeptWhenUndoFails(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	ws := workspaceSID("u", Strict, []string{"/w"})
 	j, err := createJournal(dir, journalHeader{Run: "r", PID: 5})
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // plan input for it.
 func planFixture(t *testing.T, mode Mode) (*winPlanInput, string) {
 	t.Helper()
-	base := t.TempDir()
+	base := tempDir(t)
 	prof := filepath.Join(base, "Users", "dev")
 	appdata := filepath.Join(prof, "AppData", "Roaming")
 	local := filepath.Join(prof, "AppData", "Local")

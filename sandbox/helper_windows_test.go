@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/registry"
 )
 
 // The test binary is its own helper, and its own small programs.
@@ -48,6 +49,14 @@ func init() {
 			os.Stderr.WriteString(err.Error())
 			os.Exit(3)
 		}
+		os.Exit(0)
+	case "__regwrite": // __regwrite NAME: create HKCU\Software\NAME; exit 3 when refused
+		k, _, err := registry.CreateKey(registry.CURRENT_USER, `Software\`+os.Args[2], registry.SET_VALUE)
+		if err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(3)
+		}
+		k.Close()
 		os.Exit(0)
 	case "__rename": // __rename FROM TO; exit 3 when refused
 		if err := os.Rename(os.Args[2], os.Args[3]); err != nil {

@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+	"golang.org/x/sys/windows/registry"
 )
 
 // underWine reports whether the tests run under Wine.
@@ -198,7 +199,12 @@ func TestWindowsEnforcesWrites(t *testing.T) {
 	}
 	startup := filepath.Join(known["appdata"], `Microsoft\Windows\Start Menu\Programs\Startup`, "safeexec-test.txt")
 	inAppdata := filepath.Join(known["appdata"], "safeexec-test-"+filepath.Base(root)+".txt")
-	t.Cleanup(func() { os.Remove(inAppdata); os.Remove(startup) })
+	regKey := "safeexec-test-" + filepath.Base(root)
+	t.Cleanup(func() {
+		os.Remove(inAppdata)
+		os.Remove(startup)
+		registry.DeleteKey(registry.CURRENT_USER, `Software\`+regKey)
+	})
 	for _, tc := range []struct {
 		mode   Mode
 		probes []probe
@@ -211,6 +217,7 @@ func TestWindowsEnforcesWrites(t *testing.T) {
 			{[]string{"__rename", filepath.Join(root, ".git"), filepath.Join(root, ".g")}, false},
 			{[]string{"__write", filepath.Join(root, "secrets", "k")}, false},
 			{[]string{"__write", inAppdata}, false},
+			{[]string{"__regwrite", regKey}, false},
 		}},
 		{Compat, []probe{
 			{[]string{"__write", filepath.Join(root, "b")}, true},
@@ -219,6 +226,7 @@ func TestWindowsEnforcesWrites(t *testing.T) {
 			{[]string{"__write", filepath.Join(root, ".git", "hooks", "post-checkout")}, false},
 			{[]string{"__write", inAppdata}, true},
 			{[]string{"__write", startup}, false},
+			{[]string{"__regwrite", regKey}, false},
 		}},
 		{Permissive, []probe{
 			{[]string{"__write", filepath.Join(outside, "c")}, true},

@@ -30,11 +30,7 @@ import (
 // Shared pieces for other backends in this package (Linux only, in
 // seccomp_linux.go):
 //
-//	seccompProgram() ([]unix.SockFilter, error) // the filter bwrap gets with --seccomp
-//	installSeccomp() error                       // no_new_privs + install it in the calling thread
-//
-// installSeccomp is meant for a re-executed child (the Landlock fallback)
-// that locks its OS thread and execs the command right after.
+//	seccompProgram() ([]unix.SockFilter, error) // the filter bwrap gets with --seccomp, the Landlock child installs
 var (
 	bwrapDetect    func() (Backend, Report, error)
 	landlockDetect func() (Backend, Report, error)

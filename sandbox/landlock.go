@@ -1,21 +1,8 @@
 package sandbox
 
 // The Landlock fallback, portable part: the plan of rules a Policy turns
-// into, and the argv encoding of the re-executed child. The Linux part
-// (landlock_linux.go) applies the plan, in a thread of safeexec or, when
-// the policy sets resource limits, in the child.
-//
-// The child is safeexec itself, re-executed as
-//
-//	safeexec __landlock <spec> -- CMD [ARG...]
-//
-// where <spec> is the landlockSpec below as JSON, encoded with unpadded
-// URL-safe base64 (so it is one argv word with no shell-special or
-// option-like characters). The spec carries no secret: the command's
-// environment is the child's own environment, never part of argv. The
-// rules do not travel in argv: the parent computes them (planLandlock),
-// builds the Landlock ruleset while the child's Go runtime starts, and
-// sends its descriptor over a socket pair named in the spec.
+// into. The Linux part (landlock_linux.go) applies the plan in a child
+// forked for the command (forkexec_linux.go).
 //
 // The plan expresses "read everything except the credential paths" with
 // allow-rules only, as Landlock requires: a rule on a directory covers its
@@ -26,8 +13,6 @@ package sandbox
 // a denied directory can be listed while its files cannot be read.
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -36,38 +21,6 @@ import (
 	"sort"
 	"strings"
 )
-
-// landlockArg is the hidden argv[1] that dispatches to RunLandlockChild.
-const landlockArg = "__landlock"
-
-// landlockSpecVersion is bumped when the spec changes incompatibly, so a
-// child from another build refuses instead of misreading it.
-const landlockSpecVersion = 1
-
-// landlockSpec is what the parent hands the re-executed child. The rules
-// themselves arrive as a ready Landlock ruleset, a descriptor sent over the
-// socket: the parent builds it while the child's runtime starts.
-type landlockSpec struct {
-	V   int    `json:"v"`
-	Cwd string `json:"cwd"`
-	// Limits are resource limits set with setrlimit before the exec.
-	Limits Limits `json:"limits"`
-	// SockFD is the child's end of a SOCK_SEQPACKET socket pair. The parent
-	// sends one message, "ok" with the ruleset descriptor or "abort"; the
-	// child answers only when setup fails (the socket is close-on-exec, so
-	// end-of-file means the command was executed).
-	SockFD int `json:"sock_fd"`
-	// ParentPID lets the child notice that safeexec died before it could
-	// arm the parent-death signal.
-	ParentPID int `json:"ppid"`
-	// NoUnixSockets and NoUDP make the socket filter (which always limits
-	// IP sockets to TCP and UDP, the protocols Landlock confines) refuse
-	// AF_UNIX, and UDP over IPv4 and IPv6 as well: what the kernel's
-	// Landlock ABI cannot confine (path unix sockets before ABI 9, UDP
-	// before 10).
-	NoUnixSockets bool `json:"no_unix,omitempty"`
-	NoUDP         bool `json:"no_udp,omitempty"`
-}
 
 // landlockSocketFilter says which socket families the child must refuse
 // with seccomp, beyond the IP protocols Landlock never confines (refused
@@ -95,31 +48,6 @@ type llRequest struct {
 	// or nothing at all.
 	Net   bool
 	Ports []int
-}
-
-func encodeLandlockSpec(s *landlockSpec) (string, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return "", fmt.Errorf("landlock spec: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-func decodeLandlockSpec(arg string) (*landlockSpec, error) {
-	b, err := base64.RawURLEncoding.DecodeString(arg)
-	if err != nil {
-		return nil, fmt.Errorf("landlock spec: %w", err)
-	}
-	var s landlockSpec
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("landlock spec: %w", err)
-	}
-	if s.V != landlockSpecVersion {
-		return nil, fmt.Errorf("landlock spec: version %d, this safeexec understands %d", s.V, landlockSpecVersion)
-	}
-	return &s, nil
 }
 
 // Landlock access rights, as the kernel numbers them (uapi/linux/landlock.h).

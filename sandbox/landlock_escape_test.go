@@ -226,7 +226,7 @@ for fam in (40, 43, 21, 30, 17):
         print(fam, e)
 `}, need: needPy(hasPy)},
 		{name: "resolve a name over DNS", argv: []string{py, "-c", "import socket; print(socket.getaddrinfo('example.com', 443)); print('" + secret + "')"}, need: needPy(hasPy)},
-		{name: "connect to a host unix socket", argv: []string{py, "-c", fmt.Sprintf("import socket; s=socket.socket(socket.AF_UNIX); s.connect(%q); print(s.recv(100))", h.unixSock)}, need: needAll(needPy(hasPy), map[bool]string{true: "", false: "path unix sockets are confined from Landlock ABI 9 or by the seccomp filter, neither is here"}[abi >= 9 || landlockSeccomp != nil])},
+		{name: "connect to a host unix socket", argv: []string{py, "-c", fmt.Sprintf("import socket; s=socket.socket(socket.AF_UNIX); s.connect(%q); print(s.recv(100))", h.unixSock)}, need: needAll(needPy(hasPy), map[bool]string{true: "", false: "path unix sockets are confined from Landlock ABI 9 or by the seccomp filter, neither is here"}[abi >= 9 || landlockSeccompProgram != nil])},
 	} {
 		t.Run(sc.name, func(t *testing.T) {
 			if sc.need != "" {

@@ -6,26 +6,17 @@ package sandbox
 // machines where bwrap is missing or user namespaces are refused.
 //
 // Start builds the Landlock ruleset (planLandlock: the rules of the mode,
-// the credential paths left out) and snapshots the protected paths. Then
-// one of two paths confines the command; both drop every capability
-// (bounding set included, so a root command execs with none), set
-// no_new_privs, restrict with the ruleset, install the shared seccomp
-// filter and the socket filter, and exec the command in a new session
-// with SIGKILL as its parent-death signal. The process IS the command: its
-// pid, its exit status, its session.
-//
-//   - In-thread (the default): a goroutine locks an OS thread of safeexec,
-//     confines that thread only (all of the above is per-thread state),
-//     and forks the command from it. No second Go runtime starts, which is
-//     most of the cost of a re-exec. The thread is never unlocked, so the
-//     runtime discards it when the goroutine ends, after the command is
-//     reaped (the parent-death signal is tied to the forking thread).
-//   - Re-exec, when the policy sets resource limits (setrlimit is
-//     per-process, it would bind safeexec too): `safeexec __landlock
-//     <spec> -- CMD…` (landlock.go describes the spec). RunLandlockChild
-//     sets the limits, receives the ruleset over a socket pair while the
-//     parent builds it, confines itself and execs. The child answers on the
-//     socket only when setup fails; then nothing ran and Start says why.
+// the credential paths left out), snapshots the protected paths and forks
+// the command from an unconfined thread (forkexec_linux.go): the child
+// closes every descriptor it was not given, drops every capability
+// (bounding set included, so a root command execs with none), sets the
+// resource limits, no_new_privs and SIGKILL as its parent-death signal,
+// restricts itself with the ruleset, installs the seccomp filters (the
+// shared one, the socket filter, the process filter) and execs the
+// command in a new session. The process IS the command: its pid, its exit
+// status, its session. No thread of safeexec is ever in the command's
+// Landlock domain, and safeexec is not dumpable (Harden), so the command
+// can neither signal nor trace nor read it.
 //
 // Limits (what this backend does not do; doctor lists them as checks):
 //   - No namespaces: the command sees host processes (it cannot signal or
@@ -66,9 +57,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,13 +77,8 @@ func init() {
 // ErrUnavailable) when the kernel cannot enforce the policy.
 func Landlock() Backend { return landlockBackend{} }
 
-// landlockSeccomp installs the shared seccomp filter on every thread of a
-// re-executed child (seccomp_linux.go sets it). When it is nil the child
-// refuses to run: fail closed.
-var landlockSeccomp func() error
-
-// landlockSeccompProgram is the shared filter's program, which the
-// in-thread path installs on one thread only.
+// landlockSeccompProgram is the shared filter's program (seccomp_linux.go);
+// without it the backend refuses to run.
 var landlockSeccompProgram = seccompProgram
 
 // landlockABIForTest, when not zero, stands for the kernel's answer (-1
@@ -215,10 +199,10 @@ func landlockChecks(abi int) []Check {
 	add("namespaces", false,
 		"no pid, ipc or network namespace: host processes are visible (not reachable), SysV IPC is shared",
 		"install bubblewrap for namespaces")
-	add("seccomp", landlockSeccomp != nil && landlockSeccompProgram != nil, map[bool]string{
+	add("seccomp", landlockSeccompProgram != nil, map[bool]string{
 		true:  "seccomp filter installed before the exec",
 		false: "seccomp filter not built in: the backend refuses to run",
-	}[landlockSeccomp != nil && landlockSeccompProgram != nil], "rebuild safeexec with the seccomp filter")
+	}[landlockSeccompProgram != nil], "rebuild safeexec with the seccomp filter")
 	return cs
 }
 
@@ -292,18 +276,10 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	cc.Env = tmp.Env
 	st := &llStart{p: p, c: &cc, mode: mode, abi: abi, req: req, roots: roots, tmp: tmp}
 	st.noUnix, st.noUDP = landlockSocketFilter(mode, abi)
-	var proc Process
 	// Orphans of the command are reparented to safeexec while it runs
 	// (landlock_orphans_linux.go).
 	adoptBegin()
-	if p.Limits == (Limits{}) && !landlockForceReexec {
-		proc, err = st.inThread()
-	} else {
-		// Resource limits belong to a whole process: set in a thread of
-		// safeexec they would bind safeexec too. The re-executed child
-		// sets them on itself before the exec.
-		proc, err = st.reexec()
-	}
+	proc, err := st.fork()
 	if lp, ok := proc.(*landlockProcess); ok {
 		lp.tmp = tmp
 		lp.gitRoots, lp.started = sweepRoots(p, true), started
@@ -331,9 +307,6 @@ func hostTempDirs(env []string) []string {
 	}
 	return out
 }
-
-// landlockForceReexec makes tests take the re-exec path without limits.
-var landlockForceReexec bool
 
 // llStart is one Start in progress.
 type llStart struct {
@@ -365,14 +338,8 @@ func (st *llStart) prepare() (int, *protectGuard, error) {
 	return rfd, guard, nil
 }
 
-// inThread confines one OS thread of safeexec (capabilities, no_new_privs,
-// Landlock, seccomp: all per-thread state) and forks the command from it,
-// so the command inherits the confinement without a second Go runtime
-// starting. The thread stays locked to its goroutine until the command is
-// reaped (the parent-death signal is tied to the thread that forked), and
-// is then thrown away: the goroutine exits without unlocking it, and the
-// runtime never creates threads from a locked one.
-func (st *llStart) inThread() (Process, error) {
+// fork starts the command confined (forkexec_linux.go).
+func (st *llStart) fork() (Process, error) {
 	c := st.c
 	path, code, err := lookPathEnv(c.Argv[0], c.Env, st.p.Cwd)
 	if err != nil {
@@ -381,203 +348,64 @@ func (st *llStart) inThread() (Process, error) {
 		}
 		return &failedProcess{status: Status{ExitCode: code}}, nil
 	}
-	rfd, guard, err := st.prepare()
-	if err != nil {
-		return nil, err
-	}
-	type started struct {
-		proc Process
-		err  error
-	}
-	res := make(chan started, 1)
-	release := make(chan struct{})
-	go func() {
-		runtime.LockOSThread() // never unlocked: see above
-		err := confineThread(rfd, st.noUnix, st.noUDP)
-		unix.Close(rfd)
-		if err != nil {
-			res <- started{err: fmt.Errorf("sandbox landlock: %w", err)}
-			return
-		}
-		argv := c.Argv
-		for {
-			cmd := &exec.Cmd{
-				Path:       path,
-				Args:       argv,
-				Env:        c.Env,
-				Dir:        st.p.Cwd,
-				Stdin:      c.Stdin,
-				Stdout:     c.Stdout,
-				Stderr:     c.Stderr,
-				ExtraFiles: c.ExtraFiles,
-				SysProcAttr: &syscall.SysProcAttr{
-					Setsid:    true,
-					Setctty:   c.Terminal,
-					Pdeathsig: syscall.SIGKILL,
-				},
-				WaitDelay: 2 * time.Second,
-			}
-			err := cmd.Start()
-			if errors.Is(err, unix.ENOEXEC) && path != "/bin/sh" {
-				// No #! line: run it with the shell, as execvp does.
-				argv = append([]string{"sh", path}, c.Argv[1:]...)
-				path = "/bin/sh"
-				continue
-			}
-			if err != nil {
-				// Found, but the sandbox (or the file) refuses to run it.
-				if c.Stderr != nil {
-					fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], err)
-				}
-				res <- started{proc: &failedProcess{status: Status{ExitCode: 126}}}
-				return
-			}
-			res <- started{proc: &landlockProcess{cmd: cmd, pid: cmd.Process.Pid, guard: guard, stderr: c.Stderr, release: release}}
-			<-release
-			return
-		}
-	}()
-	r := <-res
-	if r.err != nil {
-		guard.restore()
-		return nil, r.err
-	}
-	if _, ok := r.proc.(*failedProcess); ok {
-		guard.restore()
-	}
-	return r.proc, nil
-}
-
-// confineThread applies, to the calling thread only, what the command
-// inherits across fork and exec: no capabilities, no_new_privs, the
-// Landlock ruleset, the shared seccomp filter and the socket filter.
-func confineThread(rfd int, noUnix, noUDP bool) error {
-	if err := dropCapabilities(); err != nil {
-		return err
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rfd), 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", errno)
-	}
-	if landlockSeccompProgram == nil {
-		return errors.New("seccomp filter not built in: refusing to run without it")
-	}
-	prog, err := landlockSeccompProgram()
-	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
-	}
-	// Flags 0, never TSYNC: the filter is for this thread, not safeexec.
-	if err := installFilter(prog); err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
-	}
-	return installSocketFilter(noUnix, noUDP)
-}
-
-// reexec starts `safeexec __landlock <spec> -- CMD…` (RunLandlockChild),
-// which sets the resource limits on itself, takes the ruleset the parent
-// builds meanwhile, confines itself and execs the command.
-func (st *llStart) reexec() (Process, error) {
-	p, c := st.p, st.c
-	self := p.SafeexecPath
-	if self == "" {
-		var err error
-		if self, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("sandbox landlock: find the safeexec binary: %w", err)
-		}
-	}
-	spec := &landlockSpec{
-		V:             landlockSpecVersion,
-		Cwd:           p.Cwd,
-		Limits:        p.Limits,
-		SockFD:        3 + len(c.ExtraFiles),
-		ParentPID:     os.Getpid(),
-		NoUnixSockets: st.noUnix,
-		NoUDP:         st.noUDP,
-	}
-	enc, err := encodeLandlockSpec(spec)
+	filters, err := st.filters()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox landlock: socket pair: %w", err)
-	}
-	parentSock := os.NewFile(uintptr(fds[0]), "landlock-parent")
-	childSock := os.NewFile(uintptr(fds[1]), "landlock-child")
-	defer parentSock.Close()
-
-	cmd := &exec.Cmd{
-		Path:       self,
-		Args:       append([]string{self, landlockArg, enc, "--"}, c.Argv...),
-		Env:        c.Env,
-		Dir:        p.Cwd,
-		Stdin:      c.Stdin,
-		Stdout:     c.Stdout,
-		Stderr:     c.Stderr,
-		ExtraFiles: append(append([]*os.File(nil), c.ExtraFiles...), childSock),
-		SysProcAttr: &syscall.SysProcAttr{
-			Setsid:    true,
-			Setctty:   c.Terminal,
-			Pdeathsig: syscall.SIGKILL,
-		},
-		// A daemon that escaped the session sweep may hold a copied
-		// stdout pipe open; do not wait for it forever.
-		WaitDelay: 2 * time.Second,
-	}
-	err = cmd.Start()
-	childSock.Close()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox landlock: start %s: %w", self, err)
-	}
-	abort := func(err error) (Process, error) {
-		unix.Sendmsg(fds[0], []byte("abort"), nil, nil, 0)
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, err
-	}
-	// While the child's runtime starts: the ruleset and the snapshot.
 	rfd, guard, err := st.prepare()
 	if err != nil {
-		return abort(err)
+		return nil, err
 	}
-	err = unix.Sendmsg(fds[0], []byte("ok"), unix.UnixRights(rfd), nil, 0)
-	unix.Close(rfd)
-	if err != nil {
-		guard.close()
-		return abort(fmt.Errorf("sandbox landlock: hand the ruleset to the child: %w", err))
+	defer unix.Close(rfd)
+	cc := &confinedCmd{
+		Path: path, Argv: c.Argv, Env: c.Env, Dir: st.p.Cwd,
+		Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Extra: c.ExtraFiles,
+		Terminal: c.Terminal, Limits: st.p.Limits,
+		RulesFD: rfd, Filters: filters,
 	}
-	// The child answers only if setup fails; end-of-file means it exec'd.
-	buf := make([]byte, 4096)
-	n, err := readRetry(fds[0], buf)
-	if err != nil || n > 0 {
-		cmd.Wait()
+	cp, err := cc.start()
+	var fe *forkExecError
+	switch {
+	case errors.As(err, &fe) && fe.Step == forkStepExec:
+		// Found, but the sandbox (or the file) refuses to run it.
 		guard.restore()
-		if err != nil {
-			return nil, fmt.Errorf("sandbox landlock: read the child's status: %w", err)
+		if c.Stderr != nil {
+			fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], fe.Errno)
 		}
-		return nil, landlockSetupError(string(buf[:n]))
+		code := 126
+		if fe.Errno == unix.ENOENT {
+			code = 127
+		}
+		return &failedProcess{status: Status{ExitCode: code}}, nil
+	case errors.As(err, &fe) && fe.Errno == unix.ENOSYS:
+		guard.restore()
+		return nil, fmt.Errorf("sandbox landlock: %w: %w", err, ErrUnavailable)
+	case err != nil:
+		guard.restore()
+		return nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
-	return &landlockProcess{cmd: cmd, pid: cmd.Process.Pid, guard: guard, stderr: c.Stderr}, nil
+	return &landlockProcess{proc: cp, pid: cp.Pid, guard: guard, stderr: c.Stderr}, nil
 }
 
-func readRetry(fd int, buf []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, buf)
-		if !errors.Is(err, unix.EINTR) {
-			return n, err
-		}
+// filters are the seccomp programs the command gets, in order: the
+// shared filter, the socket filter, the process filter.
+func (st *llStart) filters() ([][]unix.SockFilter, error) {
+	if landlockSeccompProgram == nil {
+		return nil, errors.New("seccomp filter not built in: refusing to run without it")
 	}
-}
-
-// landlockSetupError turns the child's status message back into an error;
-// one starting with "unavailable: " wraps ErrUnavailable.
-func landlockSetupError(msg string) error {
-	if rest, ok := strings.CutPrefix(msg, "unavailable: "); ok {
-		return fmt.Errorf("sandbox landlock: %s: %w", rest, ErrUnavailable)
+	shared, err := landlockSeccompProgram()
+	if err != nil {
+		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
-	return fmt.Errorf("sandbox landlock: %s", msg)
+	sock, err := socketFilter(st.noUnix, st.noUDP)
+	if err != nil {
+		return nil, fmt.Errorf("socket filter: %w", err)
+	}
+	proc, err := processFilter(st.abi >= 6, os.Getpid(), unix.Getpgrp())
+	if err != nil {
+		return nil, fmt.Errorf("process filter: %w", err)
+	}
+	return [][]unix.SockFilter{shared, sock, proc}, nil
 }
 
 // absRoots checks that every root is absolute, and resolves symbolic links
@@ -599,13 +427,10 @@ func absRoots(roots []string) ([]string, error) {
 }
 
 type landlockProcess struct {
-	cmd    *exec.Cmd
+	proc   *confinedProc
 	pid    int
 	guard  *protectGuard
 	stderr io.Writer
-	// release lets the confined thread that forked the command go, once
-	// the command is reaped (nil when the command was re-executed).
-	release chan struct{}
 	// tmp is the run's private temporary directory, removed after it.
 	tmp *privateTmp
 	// gitRoots and started: see sweepNestedGit.
@@ -658,21 +483,17 @@ func (l *landlockProcess) Wait() (Status, error) {
 	}
 	l.mu.Lock()
 	killed := killSession(l.pid)
-	err := l.cmd.Wait()
+	ps, err := l.proc.Wait()
 	// Daemons that left the session were reparented to safeexec: they
 	// end here, before the protected paths are looked at.
 	adoptEnd(l.pid, killed)
 	l.done = true
-	if l.release != nil {
-		close(l.release)
-	}
 	l.mu.Unlock()
 
-	st := statusOf(l.cmd.ProcessState)
+	st := statusOf(ps)
 	l.tmp.remove()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
-		return st, fmt.Errorf("sandbox landlock: wait: %w", err)
+	if err != nil {
+		err = fmt.Errorf("sandbox landlock: wait: %w", err)
 	}
 	st.Protected = sweepNestedGit(l.gitRoots, l.started, l.stderr)
 	if changed, failed := l.guard.restore(); len(changed) > 0 {
@@ -684,7 +505,7 @@ func (l *landlockProcess) Wait() (Status, error) {
 			}
 		}
 	}
-	return st, nil
+	return st, err
 }
 
 // killSession kills every process of session sid (the command's process
@@ -718,135 +539,6 @@ func killSession(sid int) (killed []int) {
 		}
 	}
 	return killed
-}
-
-// RunLandlockChild is the re-executed child of the Landlock backend:
-// args are what follows "__landlock" in argv (the encoded spec, "--", the
-// command). It confines the process and execs the command; it returns only
-// on failure, with 125 (setup failed, reported to the parent), 126 (not
-// executable) or 127 (not found).
-func RunLandlockChild(args []string) int {
-	// Landlock, no_new_privs and seccomp apply to the calling thread; the
-	// exec must happen on the same thread.
-	runtime.LockOSThread()
-	if len(args) < 3 || args[1] != "--" {
-		fmt.Fprintln(os.Stderr, "safeexec: __landlock is internal to safeexec's Landlock sandbox")
-		return 125
-	}
-	spec, err := decodeLandlockSpec(args[0])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
-		return 125
-	}
-	sock := spec.SockFD
-	if sock <= 2 {
-		fmt.Fprintln(os.Stderr, "safeexec: landlock: bad socket descriptor")
-		return 125
-	}
-	if _, err := unix.FcntlInt(uintptr(sock), unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
-		fmt.Fprintf(os.Stderr, "safeexec: landlock: socket descriptor: %v\n", err)
-		return 125
-	}
-	fail := func(err error) int {
-		msg := err.Error()
-		if errors.Is(err, ErrUnavailable) {
-			msg = "unavailable: " + msg
-		}
-		if _, werr := unix.Write(sock, []byte(msg)); werr != nil {
-			fmt.Fprintf(os.Stderr, "safeexec: %s\n", msg)
-		}
-		return 125
-	}
-	rfd, err := receiveRuleset(sock)
-	if err != nil {
-		return fail(err)
-	}
-	if err := landlockConfine(spec, rfd); err != nil {
-		return fail(err)
-	}
-	argv := args[2:]
-	env := os.Environ()
-	path, code, err := lookPathEnv(argv[0], env, spec.Cwd)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", argv[0], err)
-		return code
-	}
-	if landlockSeccomp == nil {
-		return fail(errors.New("seccomp filter not built in: refusing to run without it"))
-	}
-	if err := landlockSeccomp(); err != nil {
-		return fail(fmt.Errorf("install seccomp filter: %w", err))
-	}
-	if err := installSocketFilter(spec.NoUnixSockets, spec.NoUDP); err != nil {
-		return fail(err)
-	}
-	err = unix.Exec(path, argv, env)
-	if errors.Is(err, unix.ENOEXEC) {
-		// No #! line: run it with the shell, as execvp does.
-		err = unix.Exec("/bin/sh", append([]string{"sh", path}, argv[1:]...), env)
-	}
-	fmt.Fprintf(os.Stderr, "safeexec: %s: %v\n", argv[0], err)
-	return 126
-}
-
-// receiveRuleset waits for the parent's message: "ok" with the ruleset's
-// descriptor, or anything else (abort, end-of-file) to give up.
-func receiveRuleset(sock int) (int, error) {
-	buf := make([]byte, 16)
-	oob := make([]byte, unix.CmsgSpace(4))
-	var n, oobn int
-	var err error
-	for {
-		n, oobn, _, _, err = unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return -1, fmt.Errorf("receive the ruleset: %w", err)
-	}
-	var fds []int
-	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
-		for _, m := range msgs {
-			if got, err := unix.ParseUnixRights(&m); err == nil {
-				fds = append(fds, got...)
-			}
-		}
-	}
-	if string(buf[:n]) != "ok" || len(fds) != 1 {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-		return -1, errors.New("the parent gave no ruleset")
-	}
-	return fds[0], nil
-}
-
-// landlockConfine applies everything but the seccomp filter to the calling
-// thread: resource limits, no capabilities, no_new_privs, the ruleset.
-func landlockConfine(spec *landlockSpec, rfd int) error {
-	defer unix.Close(rfd)
-	if err := landlockRlimits(spec.Limits); err != nil {
-		return err
-	}
-	if err := dropCapabilities(); err != nil {
-		return err
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rfd), 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", errno)
-	}
-	// The parent-death signal survives the exec; arm it again in case a
-	// credential change cleared it, and give up if safeexec is gone.
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-		return fmt.Errorf("set parent-death signal: %w", err)
-	}
-	if spec.ParentPID != 0 && os.Getppid() != spec.ParentPID {
-		return errors.New("safeexec exited before the command started")
-	}
-	return nil
 }
 
 // socketFilter is a second seccomp filter, stacked on the shared one (the
@@ -909,35 +601,6 @@ func socketFilter(noUnix, noUDP bool) ([]unix.SockFilter, error) {
 	a.label("eafnosupport")
 	a.ret(seccompErrno(unix.EAFNOSUPPORT))
 	return a.resolve()
-}
-
-func installSocketFilter(noUnix, noUDP bool) error {
-	prog, err := socketFilter(noUnix, noUDP)
-	if err != nil {
-		return fmt.Errorf("socket filter: %w", err)
-	}
-	if err := installFilter(prog); err != nil {
-		return fmt.Errorf("socket filter: %w", err)
-	}
-	return nil
-}
-
-// installFilter installs a seccomp program on the calling thread only
-// (no_new_privs must be set, which it sets again).
-func installFilter(prog []unix.SockFilter) error {
-	if len(prog) == 0 {
-		return errors.New("empty program")
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("set no_new_privs: %w", err)
-	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	runtime.KeepAlive(prog)
-	if errno != 0 {
-		return fmt.Errorf("install: %w", errno)
-	}
-	return nil
 }
 
 // llRulesetAttr is struct landlock_ruleset_attr up to the scoped field
@@ -1013,56 +676,6 @@ func landlockAddPath(rfd int, r llRule) error {
 	}
 	if errno != 0 {
 		return fmt.Errorf("landlock: rule for %s: %w", r.Path, errno)
-	}
-	return nil
-}
-
-// landlockRlimits lowers the resource limits the policy sets.
-func landlockRlimits(l Limits) error {
-	for _, lim := range []struct {
-		res int
-		v   uint64
-	}{
-		{unix.RLIMIT_NPROC, l.Processes},
-		{unix.RLIMIT_NOFILE, l.OpenFiles},
-		{unix.RLIMIT_FSIZE, l.FileSize},
-		{unix.RLIMIT_CPU, l.CPUSeconds},
-	} {
-		if lim.v == 0 {
-			continue
-		}
-		if err := unix.Setrlimit(lim.res, &unix.Rlimit{Cur: lim.v, Max: lim.v}); err != nil {
-			return fmt.Errorf("set resource limit %d to %d: %w", lim.res, lim.v, err)
-		}
-	}
-	return nil
-}
-
-// dropCapabilities leaves the thread with no capability and an empty
-// bounding set, so that even a root command execs with none.
-func dropCapabilities() error {
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("read capabilities: %w", err)
-	}
-	if data[0].Permitted == 0 && data[1].Permitted == 0 {
-		return nil // an unprivileged user: no_new_privs keeps it that way
-	}
-	for c := 0; c <= 63; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
-			if errors.Is(err, unix.EINVAL) {
-				break // past the last capability this kernel knows
-			}
-			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
-		}
-	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
-		return fmt.Errorf("clear ambient capabilities: %w", err)
-	}
-	data = [2]unix.CapUserData{}
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
 }

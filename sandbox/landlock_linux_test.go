@@ -18,13 +18,8 @@ import (
 	"time"
 )
 
-// The test binary is its own Landlock child: Start re-executes it with
-// "__landlock" as argv[1], and this runs before the testing package sees
-// the arguments.
+// The test binary stands in for safeexec when run with "__llparent".
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == landlockArg {
-		os.Exit(RunLandlockChild(os.Args[2:]))
-	}
 	if len(os.Args) > 3 && os.Args[1] == "__llparent" {
 		// A stand-in for safeexec: start a confined command that writes
 		// its pid to os.Args[3] (in root os.Args[2]), then wait.
@@ -467,11 +462,6 @@ func TestLandlockSetupFailureStartsNothing(t *testing.T) {
 	if fileExists(filepath.Join(root, "x")) {
 		t.Error("the command ran")
 	}
-	// A child that fails during setup reports it on the status pipe.
-	err := landlockSetupError("unavailable: landlock ABI 2 is too old")
-	if !errors.Is(err, ErrUnavailable) {
-		t.Errorf("%v does not wrap ErrUnavailable", err)
-	}
 }
 
 // BenchmarkLandlockTrue alternates `true` under the Landlock backend
@@ -603,18 +593,6 @@ func TestLandlockDiesWithSafeexec(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("command %d outlived a SIGKILLed safeexec", pid)
 	}
-}
-
-// TestLandlockReexecPath runs the basics through the re-executed child,
-// the path taken when resource limits are set.
-func TestLandlockReexecPath(t *testing.T) {
-	landlockForceReexec = true
-	defer func() { landlockForceReexec = false }()
-	t.Run("exit status", TestLandlockExitStatus)
-	t.Run("writes", TestLandlockWrites)
-	t.Run("credentials", TestLandlockCredentialReads)
-	t.Run("network", TestLandlockNetwork)
-	t.Run("capabilities", TestLandlockNoCapabilities)
 }
 
 // TestLandlockRefusesOldKernels: a kernel that cannot enforce the policy

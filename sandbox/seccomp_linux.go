@@ -30,10 +30,6 @@ import (
 // in the project would hand that user's rights (root's) to whoever runs
 // it later, on the host, outside every sandbox.
 
-func init() {
-	landlockSeccomp = installSeccomp
-}
-
 // seccompDenied are refused outright with EPERM.
 var seccompDenied = []struct {
 	name string
@@ -287,30 +283,4 @@ func seccompCached() ([]unix.SockFilter, []byte, error) {
 func seccompBytes() ([]byte, error) {
 	_, b, err := seccompCached()
 	return b, err
-}
-
-// installSeccomp sets no_new_privs and installs the filter on every thread
-// of the calling process (TSYNC), for a re-executed child that execs the
-// command right after. An error means the filter is not in place: the
-// caller must not run the command.
-func installSeccomp() error {
-	prog, _, err := seccompCached()
-	if err != nil {
-		return err
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("seccomp: set no_new_privs: %w", err)
-	}
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
-	runtime.KeepAlive(prog)
-	if errno != 0 {
-		return fmt.Errorf("seccomp: install filter: %w", errno)
-	}
-	if r != 0 {
-		// TSYNC names the thread it could not synchronise.
-		return fmt.Errorf("seccomp: install filter: thread %d could not take it", r)
-	}
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -206,13 +207,13 @@ func TestSeccompProgramShape(t *testing.T) {
 	}
 }
 
-// seccompChildArg makes the test binary install the filter and try a
-// blocked call, the way the Landlock child uses installSeccomp.
+// seccompChildArg makes the test binary install the filter on all its
+// threads and try a blocked call.
 const seccompChildArg = "__seccomp_child"
 
 func seccompChild() int {
 	before := underSeccomp()
-	if err := installSeccomp(); err != nil {
+	if err := installSeccompAll(); err != nil {
 		fmt.Println("install:", err)
 		return 2
 	}
@@ -221,6 +222,28 @@ func seccompChild() int {
 	fmt.Println("unshare", int(errno), "ptrace", int(errno2))
 	fmt.Println("under seccomp before", before, "after", underSeccomp())
 	return 0
+}
+
+// installSeccompAll sets no_new_privs and installs the shared filter on
+// every thread of the test process (TSYNC).
+func installSeccompAll() error {
+	prog, _, err := seccompCached()
+	if err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
+	runtime.KeepAlive(prog)
+	if errno != 0 {
+		return errno
+	}
+	if r != 0 {
+		return fmt.Errorf("thread %d could not take the filter", r)
+	}
+	return nil
 }
 
 func TestInstallSeccompChild(t *testing.T) {

@@ -70,8 +70,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[1] {
 		case "__bridge":
 			return netallow.RunBridge(args[2:])
-		case "__landlock":
-			return sandbox.RunLandlockChild(args[2:])
 		case "__winhelper":
 			return sandbox.RunWindowsHelper(args[2:])
 		}

@@ -53,6 +53,11 @@ type pipeline struct {
 
 func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	req, pol := p.req, p.req.Policy
+	// safeexec's memory and environment (which still holds what is
+	// stripped from the command's) must be out of the command's reach.
+	if err := sandbox.Harden(); err != nil {
+		return nil, err
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		// Without a home, ~ and the credential paths under it cannot be

@@ -196,7 +196,9 @@ func Classify(req *Request, backend string) risk.Verdict {
 
 // Run takes a request through the whole pipeline. It returns an Outcome
 // whenever a decision was made (also for refusals, with a *RefusedError);
-// an error without an Outcome means safeexec could not even decide.
+// an error without an Outcome means safeexec could not even decide. Run
+// makes the calling process non-dumpable (sandbox.Harden), for good: the
+// command must not read the memory that held its stripped secrets.
 func Run(ctx context.Context, req *Request) (*Outcome, error) {
 	if err := req.validate(); err != nil {
 		return nil, err

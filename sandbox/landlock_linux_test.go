@@ -320,7 +320,10 @@ func TestLandlockSignalAndKill(t *testing.T) {
 	}
 	// Nothing survives: a background job, a job in its own process group.
 	proc = start("sleep 61 & echo $! > bg.pid; set -m; sleep 62 & echo $! > pg.pid; wait")
-	waitFor(t, func() bool { return fileExists(filepath.Join(root, "pg.pid")) })
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(filepath.Join(root, "pg.pid"))
+		return strings.HasSuffix(string(b), "\n")
+	})
 	proc.Kill()
 	proc.Wait()
 	for _, f := range []string{"bg.pid", "pg.pid"} {

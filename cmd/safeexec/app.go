@@ -69,6 +69,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 1 {
 		switch args[1] {
 		case "__bridge":
+			// Inside the sandbox, beside the command: keep its memory
+			// and environment out of the command's reach.
+			sandbox.Harden()
 			return netallow.RunBridge(args[2:])
 		case "__winhelper":
 			return sandbox.RunWindowsHelper(args[2:])

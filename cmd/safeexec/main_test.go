@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -80,6 +81,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("USER", "tester")
+			reach, err := filepath.Abs(filepath.Join("..", "..", "sandbox", "testdata", "reach.py"))
+			if err != nil {
+				return err
+			}
+			env.Setenv("REACH_PY", reach)
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -99,6 +105,7 @@ func TestScripts(t *testing.T) {
 			"mode":      cmdMode,
 			"linecount": cmdLinecount,
 			"httpserve": cmdHTTPServe,
+			"hostproc":  cmdHostProc,
 		}),
 	})
 }
@@ -157,4 +164,57 @@ func cmdHTTPServe(ts *testscript.TestScript, neg bool, args []string) {
 	go srv.Serve(ln)
 	ts.Defer(func() { srv.Close() })
 	ts.Setenv(args[0], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+}
+
+// hostproc start FILE starts a process outside any sandbox (sleep) for the
+// rest of the script and writes its pid to FILE; hostproc check FILE
+// asserts that it still runs, asleep, with the nice value, CPU affinity,
+// tracer and resource limits it started with.
+func cmdHostProc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hostproc start|check FILE")
+	}
+	file := ts.MkAbs(args[1])
+	switch args[0] {
+	case "start":
+		cmd := exec.Command("sleep", "600")
+		ts.Check(cmd.Start())
+		ts.Defer(func() { cmd.Process.Kill(); cmd.Wait() })
+		pid := cmd.Process.Pid
+		state := hostProcState(pid)
+		for i := 0; i < 200 && !strings.HasPrefix(state, "S "); i++ {
+			time.Sleep(5 * time.Millisecond)
+			state = hostProcState(pid)
+		}
+		ts.Check(os.WriteFile(file, []byte(strconv.Itoa(pid)+"\n"), 0o644))
+		ts.Check(os.WriteFile(file+".state", []byte(state), 0o644))
+	case "check":
+		pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[1])))
+		ts.Check(err)
+		want := ts.ReadFile(args[1] + ".state")
+		if got := hostProcState(pid); got != want {
+			ts.Fatalf("host process %d changed:\nbefore %s\nafter  %s", pid, want, got)
+		}
+	default:
+		ts.Fatalf("usage: hostproc start|check FILE")
+	}
+}
+
+// hostProcState is what an attack on a process would change.
+func hostProcState(pid int) string {
+	dir := "/proc/" + strconv.Itoa(pid)
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return "gone"
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	out := f[0] + " nice " + f[16] + "\n"
+	status, _ := os.ReadFile(dir + "/status")
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "Cpus_allowed_list") || strings.HasPrefix(l, "TracerPid") {
+			out += l + "\n"
+		}
+	}
+	limits, _ := os.ReadFile(dir + "/limits")
+	return out + string(limits)
 }

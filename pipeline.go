@@ -134,6 +134,12 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		defer p.network.close()
 	}
 	tty := p.terminal(sp, cmd)
+	// A terminal of the user's that the command gets as it is (stdin
+	// alone a terminal) is put back as it was after the run.
+	var hostTTY *hostTerminals
+	if tty == nil {
+		hostTTY = saveTerminals(cmd.Stdin, cmd.Stdout, cmd.Stderr)
+	}
 
 	// Catch the signals before the command exists: one that arrives while
 	// it starts is delivered once it runs, instead of killing safeexec.
@@ -153,6 +159,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		tty.start()
 	}
 	p.wait(ctx, proc, sigc)
+	hostTTY.restore()
 	if tty != nil {
 		tty.finish()
 	}

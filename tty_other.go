@@ -17,3 +17,9 @@ func (r *ptyRelay) finish()                           {}
 func (r *ptyRelay) abort()                            {}
 
 func isTerminal(*os.File) bool { return false }
+
+// hostTerminals is unix only.
+type hostTerminals struct{}
+
+func saveTerminals(...any) *hostTerminals { return nil }
+func (*hostTerminals) restore()           {}

@@ -220,6 +220,9 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		}
 		return &failedProcess{status: Status{ExitCode: code}}, nil
 	}
+	c, closeStdio := withSafeStdio(c)
+	defer closeStdio()
+	markInheritedCloexec()
 	filter, err := seccompBytes()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox bwrap: %w", err)

@@ -357,6 +357,8 @@ func (st *llStart) fork() (Process, error) {
 		return nil, err
 	}
 	defer unix.Close(rfd)
+	c, closeStdio := withSafeStdio(c)
+	defer closeStdio()
 	cc := &confinedCmd{
 		Path: path, Argv: c.Argv, Env: c.Env, Dir: st.p.Cwd,
 		Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr, Extra: c.ExtraFiles,

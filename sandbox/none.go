@@ -31,6 +31,9 @@ func (noneBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err != nil {
 		return &failedProcess{status: Status{ExitCode: code}}, nil
 	}
+	c, closeStdio := withSafeStdio(c)
+	defer closeStdio()
+	markInheritedCloexec()
 	cmd := &exec.Cmd{
 		Path:       path,
 		Args:       c.Argv,

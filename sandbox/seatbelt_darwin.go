@@ -94,6 +94,9 @@ func (seatbeltBackend) Start(p *Policy, c *Command) (Process, error) {
 		}
 		return &failedProcess{status: Status{ExitCode: code}}, nil
 	}
+	c, closeStdio := withSafeStdio(c)
+	defer closeStdio()
+	markInheritedCloexec()
 	args := append([]string{"sandbox-exec", "-p", profile}, seatbeltParamArgs(params)...)
 	args = append(append(args, "--", path), c.Argv[1:]...)
 	cmd := &exec.Cmd{

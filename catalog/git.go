@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -193,6 +194,35 @@ func gitRuns(f *shell.Follower) {
 				return
 			}
 		}
+	case "grep":
+		// -O[PAGER] / --open-files-in-pager[=PAGER] opens the matches in
+		// a program (the value is attached; without one, the pager).
+		sargs := args[si:]
+		for a := range GitArgs(sub).Args(sargs) {
+			switch {
+			case a.Operand:
+			case a.Name == "O" && !a.Long:
+				if w := sargs[a.At]; strings.HasPrefix(w.Prefix, "-O") && (len(w.Value) > 2 || w.Dynamic) {
+					f.Code(after(w, 2), shell.ShellC)
+				}
+			case a.Name == "open-files-in-pager":
+				if _, v, ok := strings.Cut(sargs[a.At].Value, "="); ok {
+					f.Code(word(v, sargs[a.At].Dynamic, sargs[a.At].Taint), shell.ShellC)
+				}
+			}
+		}
+	case "difftool", "filter-branch", "send-email":
+		// Options whose value is a command: difftool -x CMD, the
+		// filters of filter-branch, send-email's --sendmail-cmd.
+		for a := range GitArgs(sub).Args(args[si:]) {
+			if a.HasValue && slices.Contains([]string{"x", "extcmd", "env-filter", "tree-filter", "index-filter", "parent-filter",
+				"msg-filter", "commit-filter", "tag-name-filter", "setup", "sendmail-cmd", "to-cmd", "cc-cmd", "header-cmd"}, a.Name) {
+				f.Code(a.Value, shell.ShellC)
+			}
+			if a.HasValue && a.Name == "smtp-server" && strings.HasPrefix(a.Value.Prefix, "/") {
+				f.Code(a.Value, shell.ShellC)
+			}
+		}
 	case "bisect":
 		if len(rest) > 1 && rest[0].Value == "run" {
 			f.Run(&shell.Command{Args: append([]shell.Word(nil), rest[1:]...)}, shell.Wrapped)
@@ -370,6 +400,110 @@ func gitTargets(c *shell.Command) []shell.Word {
 	}
 	if sub == "bundle" && len(rest) > 2 && rest[1].Value == "create" {
 		out = append(out, rest[2])
+	}
+	return out
+}
+
+// gitSpec is a git subcommand's options: git accepts unambiguous
+// prefixes of long options and --no-NAME for most of them.
+func gitSpec(short string, long []string, flags ...string) *shell.ArgSpec {
+	return &shell.ArgSpec{Short: short, Long: long, Flags: flags, Abbrev: true, Negatable: true}
+}
+
+// gitSubArgs are the options of the git subcommands whose meaning the
+// classifier reads.
+var gitSubArgs = map[string]*shell.ArgSpec{
+	"reset": gitSpec("", []string{"pathspec-from-file"}, "soft", "mixed", "hard", "merge", "keep", "quiet", "patch",
+		"intent-to-add", "refresh", "pathspec-file-nul", "recurse-submodules"),
+	"clean": gitSpec("e", []string{"exclude"}, "force", "interactive", "dry-run", "quiet"),
+	"push": gitSpec("o", []string{"repo", "push-option", "receive-pack", "exec"}, "all", "branches", "mirror", "delete", "tags",
+		"dry-run", "porcelain", "force", "prune", "verbose", "quiet", "set-upstream", "thin", "verify", "atomic", "follow-tags",
+		"ipv4", "ipv6", "progress", "force-with-lease", "force-if-includes", "signed", "recurse-submodules"),
+	"branch": gitSpec("u", []string{"set-upstream-to", "contains", "no-contains", "merged", "no-merged", "points-at", "sort", "format"},
+		"delete", "force", "move", "copy", "list", "all", "remotes", "verbose", "quiet", "track", "unset-upstream",
+		"edit-description", "create-reflog", "show-current", "ignore-case", "omit-empty", "recurse-submodules", "color", "column", "abbrev"),
+	"checkout": gitSpec("bB", []string{"orphan", "pathspec-from-file"}, "force", "quiet", "progress", "ours", "theirs", "merge",
+		"detach", "track", "guess", "overlay", "ignore-skip-worktree-bits", "ignore-other-worktrees", "patch",
+		"recurse-submodules", "overwrite-ignore", "pathspec-file-nul", "conflict"),
+	"switch": gitSpec("cC", []string{"create", "force-create", "orphan"}, "discard-changes", "force", "merge", "detach", "guess",
+		"track", "progress", "quiet", "recurse-submodules", "ignore-other-worktrees", "conflict"),
+	"restore": gitSpec("s", []string{"source", "pathspec-from-file"}, "staged", "worktree", "ours", "theirs", "merge", "patch",
+		"quiet", "progress", "overlay", "ignore-unmerged", "ignore-skip-worktree-bits", "recurse-submodules", "pathspec-file-nul", "conflict"),
+	"stash":      gitSpec("m", []string{"message", "pathspec-from-file"}, "patch", "staged", "keep-index", "include-untracked", "all", "quiet", "index"),
+	"read-tree":  gitSpec("", nil, "reset", "dry-run", "verbose", "trivial", "aggressive", "empty", "quiet", "recurse-submodules", "index-output", "prefix", "exclude-per-directory", "sparse-checkout"),
+	"update-ref": gitSpec("m", nil, "no-deref", "create-reflog", "stdin"),
+	"gc":         gitSpec("", nil, "aggressive", "auto", "prune", "quiet", "force", "keep-largest-pack", "cruft", "detach"),
+	"prune":      gitSpec("", []string{"expire"}, "dry-run", "verbose", "progress"),
+	"reflog":     gitSpec("", nil, "expire", "expire-unreachable", "all", "rewrite", "updateref", "stale-fix", "dry-run", "verbose", "single-worktree"),
+	"rm":         gitSpec("", []string{"pathspec-from-file"}, "force", "dry-run", "cached", "ignore-unmatch", "sparse", "quiet", "pathspec-file-nul"),
+	"config":     gitSpec("f", []string{"file", "blob", "type", "default", "comment", "value"}, "global", "system", "local", "worktree", "list", "get", "get-all", "get-regexp", "get-urlmatch", "get-color", "get-colorbool", "show-origin", "show-scope", "unset", "unset-all", "replace-all", "add", "edit", "null", "name-only", "includes", "fixed-value"),
+	"clone":      gitCloneArgs,
+	"init":       gitSpec("", []string{"template", "separate-git-dir", "object-format", "ref-format", "initial-branch", "shared"}, "bare", "quiet"),
+	"grep":       gitSpec("efABCm", []string{"max-depth", "after-context", "before-context", "context", "threads", "max-count"}, "cached", "untracked", "recurse-submodules", "open-files-in-pager"),
+	"difftool":   gitSpec("tx", []string{"tool", "extcmd"}, "dir-diff", "prompt", "gui", "trust-exit-code", "symlinks"),
+	"filter-branch": gitSpec("d", []string{"setup", "subdirectory-filter", "env-filter", "tree-filter", "index-filter", "parent-filter",
+		"msg-filter", "commit-filter", "tag-name-filter", "original", "state-branch"}, "prune-empty", "force"),
+	"send-email": gitSpec("", []string{"sendmail-cmd", "smtp-server", "to-cmd", "cc-cmd", "header-cmd", "to", "cc", "bcc", "from",
+		"subject", "in-reply-to", "smtp-user", "smtp-pass", "smtp-server-port", "smtp-encryption"}, "annotate", "compose", "dry-run"),
+}
+
+// GitArgs returns the options of a git subcommand (a generic reading of
+// git's options for one the catalog does not describe).
+func GitArgs(sub string) *shell.ArgSpec {
+	if s := gitSubArgs[sub]; s != nil {
+		return s
+	}
+	return gitAnySub
+}
+
+var gitAnySub = gitSpec("", nil)
+
+// GitConfigSet returns the configuration a git command sets for itself
+// (-c KEY=VALUE, --config-env KEY=VAR, GIT_CONFIG_PARAMETERS,
+// GIT_CONFIG_KEY_N/VALUE_N), by lower-case key; a value only known at
+// run time is a dynamic word, and a key only known at run time is "*".
+func GitConfigSet(c *shell.Command) map[string]shell.Word {
+	out := map[string]shell.Word{}
+	set := func(kv shell.Word) {
+		if kv.Dynamic {
+			key, _, ok := strings.Cut(kv.Prefix, "=")
+			if !ok {
+				key = "*" // a key only known at run time
+			}
+			out[strings.ToLower(key)] = shell.Word{Value: kv.Value, Dynamic: true}
+			return
+		}
+		key, val, ok := strings.Cut(kv.Value, "=")
+		if !ok {
+			val = "true" // -c KEY alone sets it to true
+		}
+		out[strings.ToLower(key)] = word(val, false, kv.Taint)
+	}
+	for _, a := range c.Assigns {
+		switch {
+		case a.Name == "GIT_CONFIG_PARAMETERS" && !a.Value.Dynamic:
+			for _, kv := range shell.SplitWords(a.Value.Value) {
+				set(shell.Static(kv))
+			}
+		case strings.HasPrefix(a.Name, "GIT_CONFIG_KEY_"):
+			for _, v := range c.Assigns {
+				if v.Name == "GIT_CONFIG_VALUE_"+strings.TrimPrefix(a.Name, "GIT_CONFIG_KEY_") {
+					set(word(a.Value.Value+"="+v.Value.Value, a.Value.Dynamic || v.Value.Dynamic, 0))
+				}
+			}
+		}
+	}
+	for a := range gitGlobals.Args(c.Args) {
+		switch {
+		case a.Operand:
+			return out
+		case a.HasValue && a.Name == "c":
+			set(a.Value)
+		case a.HasValue && a.Name == "config-env":
+			if key, _, ok := strings.Cut(a.Value.Value, "="); ok {
+				out[strings.ToLower(key)] = shell.Word{Value: "$" + a.Value.Value, Dynamic: true}
+			}
+		}
 	}
 	return out
 }

@@ -63,7 +63,7 @@ func sedWrites(c *shell.Command) shell.Writes {
 			w.Files = append(w.Files, shell.Static(f))
 		}
 	}
-	if !InPlace(c.Args) {
+	if !sedArgs.Has(c.Args, "i", "in-place") {
 		return w
 	}
 	ops := sedArgs.Operands(c.Args)

@@ -94,18 +94,27 @@
 //	                                        firewall off, Set-NetFirewallProfile -Enabled False
 //	encoded-command     risky               powershell -EncodedCommand (its decoded text is classified too)
 //	user-deny           risky               a command matching a deny rule of the configuration
-//	recursive-rm        needs_confirmation  rm -r/-R/--recursive (with or without -f), Remove-Item
-//	                                        -Recurse/-Force, rd /s, del /s
+//	recursive-rm        needs_confirmation  rm -r/-R/--recursive/--rec (with or without -f), git rm -r (not
+//	                                        --cached), rsync --delete*, Remove-Item -Recurse/-Force, rd /s,
+//	                                        del /s
 //	find-delete         needs_confirmation  find -delete, find -exec rm
 //	shred               needs_confirmation  shred, wipe, srm, cipher /w
 //	truncate            needs_confirmation  truncate
-//	git-reset-hard      needs_confirmation  git reset --hard
-//	git-clean           needs_confirmation  git clean -f (not with -n/--dry-run)
-//	git-push-force      needs_confirmation  git push --force/-f/+refspec/--mirror (not --force-with-lease)
+//	git-reset-hard      needs_confirmation  git reset --hard, --merge or --keep (any unambiguous abbreviation:
+//	                                        --ha)
+//	git-clean           needs_confirmation  git clean -f (not with -n/--dry-run), and git clean without -f
+//	                                        when clean.requireForce is set false (-c, GIT_CONFIG_*)
+//	git-push-force      needs_confirmation  git push --force/-f/+refspec/--mirror (not --force-with-lease),
+//	                                        and pushes a -c remote.NAME.mirror or forced remote.NAME.push
+//	                                        makes forced
 //	git-push-delete     needs_confirmation  git push --delete/:branch/--prune
-//	git-branch-delete   needs_confirmation  git branch -D, git branch -d --force
-//	git-discard         needs_confirmation  git checkout -- PATHS, git checkout ./-f, git restore PATHS, git
-//	                                        switch --discard-changes, git stash drop|clear
+//	git-branch-delete   needs_confirmation  git branch -D, git branch -d --force, git update-ref -d
+//	git-discard         needs_confirmation  git checkout -- PATHS, git checkout TREE PATHS, git checkout ./-f,
+//	                                        git restore PATHS, git switch -f/--discard-changes, git stash
+//	                                        drop|clear, git read-tree -u --reset
+//	git-history         needs_confirmation  git filter-branch/filter-repo (rewrite history), reflog
+//	                                        expire/delete, gc --prune=now|all, prune: the way back to lost
+//	                                        commits goes
 //	git-hooks-path      needs_confirmation  git -c core.hooksPath=… (hooks from another directory), git
 //	                                        init/clone --template, GIT_TEMPLATE_DIR
 //	git-config-exec     needs_confirmation  git config storing a command git runs later (core.pager,

@@ -24,6 +24,7 @@ var fileJudges = map[string]judgeFunc{
 	"truncate": func(j *judge, c *shell.Command) {
 		j.hit(c, ruleTruncate, "truncate cuts files to a size, losing their contents")
 	},
+	"rsync": rsyncDelete,
 }
 
 var fileFoldJudges = map[string]judgeFunc{
@@ -38,6 +39,18 @@ var fileFoldJudges = map[string]judgeFunc{
 		}
 	},
 	"icacls": icacls, "cacls": icacls,
+}
+
+// rsyncDelete: rsync --delete and its kin (--del, --delete-after,
+// --delete-excluded, …) delete files in the destination that the source
+// does not have.
+func rsyncDelete(j *judge, c *shell.Command) {
+	for a := range catalog.Args("rsync").Args(c.Args) {
+		if a.Long && !a.Operand && strings.HasPrefix(a.Name, "del") {
+			j.hit(c, ruleRecursiveRm, "rsync --%s deletes files in the destination", a.Name)
+			return
+		}
+	}
 }
 
 // rm -r in any spelling removes a tree (in PowerShell rm is Remove-Item).

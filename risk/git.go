@@ -19,11 +19,9 @@ var gitJudges = map[string]judgeFunc{
 func (j *judge) git(c *shell.Command) {
 	args := c.Args
 	globals := catalog.GitGlobals(args)
-	for _, kv := range catalog.Args("git").Values(globals, "c", "", 0) {
-		key, _, _ := strings.Cut(strings.ToLower(kv.Value), "=")
-		if key == "core.hookspath" {
-			j.hit(c, ruleGitHooksPath, "git -c core.hooksPath runs hooks from another directory")
-		}
+	config := catalog.GitConfigSet(c)
+	if _, ok := config["core.hookspath"]; ok {
+		j.hit(c, ruleGitHooksPath, "git -c core.hooksPath runs hooks from another directory")
 	}
 	for _, d := range anyArgs.Values(globals, "", "exec-path", 0) {
 		j.gitExecPath(c, "--exec-path", d)
@@ -33,75 +31,104 @@ func (j *judge) git(c *shell.Command) {
 		return
 	}
 	sub := args[si].Value
-	rest := append([]shell.Word{args[si]}, args[si+1:]...)
+	rest := args[si:]
+	spec := catalog.GitArgs(sub)
+	set := func(short string, long ...string) bool { return spec.Set(rest, short, long...) }
 	if sub == "init" || sub == "clone" {
-		if t, ok := anyArgs.Value(rest, "", "template"); ok && (t.Dynamic || t.Value != "") {
+		if t, ok := spec.Value(rest, "", "template"); ok && (t.Dynamic || t.Value != "") {
 			j.hit(c, ruleGitHooksPath, "git %s --template copies hooks from %s into the new repository", sub, t.Value)
 		}
 	}
 	switch sub {
 	case "reset":
-		if anyArgs.Has(rest, "", "hard") {
-			j.hit(c, ruleGitResetHard, "git reset --hard discards uncommitted changes")
+		for _, mode := range []string{"hard", "merge", "keep"} {
+			if set("", mode) {
+				j.hit(c, ruleGitResetHard, "git reset --%s discards uncommitted changes", mode)
+			}
 		}
 	case "clean":
-		if anyArgs.Has(rest, "f", "force") && !anyArgs.Has(rest, "n", "dry-run") {
-			j.hit(c, ruleGitClean, "git clean -f deletes untracked files")
+		force := set("f", "force")
+		if v, ok := config["clean.requireforce"]; ok && (v.Dynamic || gitFalse(v.Value)) {
+			force = true // clean.requireForce=false: git clean deletes without -f
+		}
+		if _, ok := config["*"]; ok {
+			force = true
+		}
+		if force && !set("n", "dry-run") {
+			j.hit(c, ruleGitClean, "git clean deletes untracked files")
 		}
 	case "push":
-		force := anyArgs.Has(rest, "f", "force", "mirror")
-		for _, o := range (&shell.ArgSpec{Short: "o", Long: []string{"push-option", "repo", "receive-pack", "exec"}}).Operands(rest) {
-			if strings.HasPrefix(o.Value, "+") {
+		force := set("f", "force", "mirror")
+		for key, v := range config {
+			// remote.NAME.mirror=true makes a push a mirror, a forced
+			// refspec in remote.NAME.push forces it.
+			if strings.HasPrefix(key, "remote.") && (strings.HasSuffix(key, ".mirror") && (v.Dynamic || !gitFalse(v.Value)) ||
+				strings.HasSuffix(key, ".push") && (v.Dynamic || strings.HasPrefix(v.Value, "+"))) || key == "*" {
 				force = true
 			}
-			if strings.HasPrefix(o.Value, ":") && len(o.Value) > 1 {
+		}
+		for _, o := range spec.Operands(rest) {
+			if strings.HasPrefix(o.Prefix, "+") {
+				force = true
+			}
+			if strings.HasPrefix(o.Value, ":") && len(o.Value) > 1 && !o.Dynamic {
 				j.hit(c, ruleGitPushDelete, "git push :%s deletes a remote branch", o.Value[1:])
 			}
 		}
 		if force {
 			j.hit(c, ruleGitPushForce, "git push --force overwrites remote history")
 		}
-		if anyArgs.Has(rest, "d", "delete", "prune") {
+		if set("d", "delete") || set("", "prune") {
 			j.hit(c, ruleGitPushDelete, "git push --delete/--prune deletes remote branches")
 		}
 	case "branch":
-		if anyArgs.Has(rest, "D") || (anyArgs.Has(rest, "d", "delete") && anyArgs.Has(rest, "f", "force")) {
+		if set("D") || set("d", "delete") && set("f", "force") {
 			j.hit(c, ruleGitBranchDelete, "git branch -D deletes a branch even when it is not merged")
 		}
 	case "checkout":
-		ops := (&shell.ArgSpec{Short: "bB", Long: []string{"orphan", "conflict"}}).Operands(rest)
-		dd := false
-		for _, a := range rest[1:] {
-			if a.Value == "--" {
-				dd = true
-			}
-		}
-		discard := anyArgs.Has(rest, "f", "force")
-		for _, o := range ops {
-			if o.Value == "." || o.Value == ":/" || o.Value == "*" || strings.HasPrefix(o.Value, ":(") {
-				discard = true
-			}
-		}
-		if dd && len(ops) > 0 && !anyArgs.Has(rest, "bB", "orphan") {
-			// checkout [branch] -- paths: restores the paths.
-			discard = true
-		}
-		if discard {
-			j.hit(c, ruleGitDiscard, "git checkout overwrites uncommitted changes")
-		}
+		j.gitCheckout(c, rest, spec)
 	case "restore":
-		staged := anyArgs.Has(rest, "S", "staged")
-		worktree := anyArgs.Has(rest, "W", "worktree")
-		if (!staged || worktree) && len((&shell.ArgSpec{Short: "s", Long: []string{"source"}}).Operands(rest)) > 0 {
+		staged := set("S", "staged")
+		worktree := set("W", "worktree")
+		_, fromFile := spec.Value(rest, "", "pathspec-from-file")
+		if (!staged || worktree) && (len(spec.Operands(rest)) > 0 || fromFile) {
 			j.hit(c, ruleGitDiscard, "git restore overwrites uncommitted changes")
 		}
 	case "switch":
-		if anyArgs.Has(rest, "f", "force", "discard-changes") {
+		if set("f", "force", "discard-changes") {
 			j.hit(c, ruleGitDiscard, "git switch --discard-changes drops uncommitted changes")
 		}
 	case "stash":
-		if len(rest) > 1 && slices.Contains([]string{"drop", "clear"}, rest[1].Value) {
-			j.hit(c, ruleGitDiscard, "git stash %s deletes stashed changes", rest[1].Value)
+		if ops := spec.Operands(rest); len(ops) > 0 && slices.Contains([]string{"drop", "clear"}, ops[0].Value) {
+			j.hit(c, ruleGitDiscard, "git stash %s deletes stashed changes", ops[0].Value)
+		}
+	case "read-tree":
+		if set("u") && set("", "reset") {
+			j.hit(c, ruleGitDiscard, "git read-tree -u --reset overwrites the working tree")
+		}
+	case "update-ref":
+		if set("d") {
+			j.hit(c, ruleGitBranchDelete, "git update-ref -d deletes a ref")
+		}
+	case "filter-branch", "filter-repo":
+		j.hit(c, ruleGitHistory, "git %s rewrites history", sub)
+	case "reflog":
+		if ops := spec.Operands(rest); len(ops) > 0 && (ops[0].Value == "expire" || ops[0].Value == "delete") {
+			j.hit(c, ruleGitHistory, "git reflog %s drops reflog entries, the way back to lost commits", ops[0].Value)
+		}
+	case "gc":
+		for _, w := range spec.Values(rest, "", "prune", 0) {
+			if w.Dynamic || slices.Contains([]string{"now", "all"}, strings.ToLower(w.Value)) {
+				j.hit(c, ruleGitHistory, "git gc --prune=%s deletes unreachable objects for good", w.Value)
+			}
+		}
+	case "prune":
+		if !set("n", "dry-run") {
+			j.hit(c, ruleGitHistory, "git prune deletes unreachable objects for good")
+		}
+	case "rm":
+		if set("r") && !set("", "cached") && !set("n", "dry-run") {
+			j.hit(c, ruleRecursiveRm, "git rm -r removes directories from the working tree")
 		}
 	case "credential", "credential-store", "credential-cache":
 		if len(rest) > 1 && slices.Contains([]string{"fill", "get"}, rest[len(rest)-1].Value) {
@@ -109,6 +136,43 @@ func (j *judge) git(c *shell.Command) {
 		}
 	case "config":
 		j.gitConfig(c, rest)
+	}
+}
+
+// gitFalse reports whether a git boolean value is false.
+func gitFalse(v string) bool {
+	return slices.Contains([]string{"false", "no", "off", "0", ""}, strings.ToLower(v))
+}
+
+// gitCheckout: checkout -f, and every form that restores paths over the
+// working tree (checkout -- PATHS, checkout TREE PATHS, checkout .).
+func (j *judge) gitCheckout(c *shell.Command, rest []shell.Word, spec *shell.ArgSpec) {
+	discard := spec.Set(rest, "f", "force")
+	creates := spec.Has(rest, "bB", "orphan")
+	ops := spec.Operands(rest)
+	paths := false
+	for a := range spec.Args(rest) {
+		if a.Operand && a.At > 1 && rest[a.At-1].Value == "--" && !rest[a.At-1].Dynamic {
+			paths = true
+		}
+	}
+	for _, o := range ops {
+		if o.Value == "." || o.Value == ":/" || strings.HasPrefix(o.Value, ":(") || o.Glob || strings.ContainsAny(o.Value, "*?[") {
+			paths = true
+		}
+	}
+	if _, ok := spec.Value(rest, "", "pathspec-from-file"); ok {
+		paths = true
+	}
+	if len(ops) >= 2 && !creates {
+		// checkout TREE PATH…: two operands are a tree and paths.
+		paths = true
+	}
+	if spec.Set(rest, "", "ours") || spec.Set(rest, "", "theirs") {
+		paths = paths || len(ops) > 0
+	}
+	if discard || paths && !creates {
+		j.hit(c, ruleGitDiscard, "git checkout overwrites uncommitted changes")
 	}
 }
 
@@ -126,8 +190,9 @@ func (j *judge) gitExecPath(c *shell.Command, what string, d shell.Word) {
 }
 
 func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
-	ops := (&shell.ArgSpec{Short: "f", Long: []string{"file", "blob", "type", "default"}}).Operands(rest)
-	reading := anyArgs.Has(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
+	spec := catalog.GitArgs("config")
+	ops := spec.Operands(rest)
+	reading := spec.Has(rest, "l", "get", "get-all", "get-regexp", "list", "get-urlmatch", "get-color", "get-colorbool", "show-origin") || len(ops) == 1
 	if len(ops) > 0 && slices.Contains([]string{"get", "list"}, ops[0].Value) {
 		reading = true
 	}
@@ -151,13 +216,13 @@ func (j *judge) gitConfig(c *shell.Command, rest []shell.Word) {
 	} else if catalog.GitCommandKey(key) || key == "core.hookspath" {
 		j.hit(c, ruleGitConfigExec, "git config %s stores a command that git runs later", key)
 	}
-	if anyArgs.Has(rest, "", "global") && j.env.home != "" {
+	if spec.Has(rest, "", "global") && j.env.home != "" {
 		j.writePath(c, path.Join(j.env.home, ".gitconfig"), "git config --global writes")
 	}
-	if anyArgs.Has(rest, "", "system") {
+	if spec.Has(rest, "", "system") {
 		j.writePath(c, "/etc/gitconfig", "git config --system writes")
 	}
-	for _, f := range anyArgs.Values(rest, "f", "file", 0) {
+	for _, f := range spec.Values(rest, "f", "file", 0) {
 		if f.Dynamic || f.Value != "-" {
 			j.write(c, f, "git config --file writes")
 		}

@@ -42,6 +42,7 @@ const (
 	ruleGitPushDelete
 	ruleGitBranchDelete
 	ruleGitDiscard
+	ruleGitHistory
 	ruleGitHooksPath
 	ruleGitConfigExec
 	ruleDynamicCommand
@@ -98,16 +99,17 @@ var rules = [ruleEnd]RuleInfo{
 	ruleDefenderDisable:   {"defender-disable", Risky, "Set-MpPreference -Disable*, Add-MpPreference -Exclusion*, netsh firewall off, Set-NetFirewallProfile -Enabled False"},
 	ruleEncodedCommand:    {"encoded-command", Risky, "powershell -EncodedCommand (its decoded text is classified too)"},
 	ruleUserDeny:          {"user-deny", Risky, "a command matching a deny rule of the configuration"},
-	ruleRecursiveRm:       {"recursive-rm", NeedsConfirmation, "rm -r/-R/--recursive (with or without -f), Remove-Item -Recurse/-Force, rd /s, del /s"},
+	ruleRecursiveRm:       {"recursive-rm", NeedsConfirmation, "rm -r/-R/--recursive/--rec (with or without -f), git rm -r (not --cached), rsync --delete*, Remove-Item -Recurse/-Force, rd /s, del /s"},
 	ruleFindDelete:        {"find-delete", NeedsConfirmation, "find -delete, find -exec rm"},
 	ruleShred:             {"shred", NeedsConfirmation, "shred, wipe, srm, cipher /w"},
 	ruleTruncate:          {"truncate", NeedsConfirmation, "truncate"},
-	ruleGitResetHard:      {"git-reset-hard", NeedsConfirmation, "git reset --hard"},
-	ruleGitClean:          {"git-clean", NeedsConfirmation, "git clean -f (not with -n/--dry-run)"},
-	ruleGitPushForce:      {"git-push-force", NeedsConfirmation, "git push --force/-f/+refspec/--mirror (not --force-with-lease)"},
+	ruleGitResetHard:      {"git-reset-hard", NeedsConfirmation, "git reset --hard, --merge or --keep (any unambiguous abbreviation: --ha)"},
+	ruleGitClean:          {"git-clean", NeedsConfirmation, "git clean -f (not with -n/--dry-run), and git clean without -f when clean.requireForce is set false (-c, GIT_CONFIG_*)"},
+	ruleGitPushForce:      {"git-push-force", NeedsConfirmation, "git push --force/-f/+refspec/--mirror (not --force-with-lease), and pushes a -c remote.NAME.mirror or forced remote.NAME.push makes forced"},
 	ruleGitPushDelete:     {"git-push-delete", NeedsConfirmation, "git push --delete/:branch/--prune"},
-	ruleGitBranchDelete:   {"git-branch-delete", NeedsConfirmation, "git branch -D, git branch -d --force"},
-	ruleGitDiscard:        {"git-discard", NeedsConfirmation, "git checkout -- PATHS, git checkout ./-f, git restore PATHS, git switch --discard-changes, git stash drop|clear"},
+	ruleGitBranchDelete:   {"git-branch-delete", NeedsConfirmation, "git branch -D, git branch -d --force, git update-ref -d"},
+	ruleGitDiscard:        {"git-discard", NeedsConfirmation, "git checkout -- PATHS, git checkout TREE PATHS, git checkout ./-f, git restore PATHS, git switch -f/--discard-changes, git stash drop|clear, git read-tree -u --reset"},
+	ruleGitHistory:        {"git-history", NeedsConfirmation, "git filter-branch/filter-repo (rewrite history), reflog expire/delete, gc --prune=now|all, prune: the way back to lost commits goes"},
 	ruleGitHooksPath:      {"git-hooks-path", NeedsConfirmation, "git -c core.hooksPath=… (hooks from another directory), git init/clone --template, GIT_TEMPLATE_DIR"},
 	ruleGitConfigExec:     {"git-config-exec", NeedsConfirmation, "git config storing a command git runs later (core.pager, core.sshCommand, alias.x=!…, core.hooksPath, …); what the command would run is classified as well"},
 	ruleDynamicCommand:    {"dynamic-command", NeedsConfirmation, "a command name, or code run by a shell/eval/interpreter, that is only known at run time ($CMD, sh -c \"$X\", sed s///e, python exec(bytes…)); git configuration from a file or the environment (include.path, GIT_CONFIG_GLOBAL, --config-env) or programs from GIT_EXEC_PATH"},

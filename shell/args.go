@@ -25,6 +25,9 @@ type ArgSpec struct {
 	// Abbrev says the program accepts any unambiguous prefix of a long
 	// option (GNU getopt_long, git's parse-options): --rec is --recursive.
 	Abbrev bool
+	// Negatable says a long option may be turned off by --no-NAME (git's
+	// parse-options): the Arg has the option's name and Negated set.
+	Negatable bool
 	// InOrder says options end at the first operand (POSIX getopt, and
 	// programs that run a command given after their options). Otherwise
 	// options may follow operands (GNU): rm x -r is recursive.
@@ -60,6 +63,8 @@ type Arg struct {
 	// Ambiguous is set for a long option given as a prefix of several
 	// names the spec knows (the program refuses it).
 	Ambiguous bool
+	// Negated is set for --no-NAME when the spec is Negatable.
+	Negated bool
 }
 
 // query carries the option names a question asks about: they count as
@@ -114,6 +119,10 @@ func (s *ArgSpec) scan(args []Word, from int, q query, yield func(Arg) bool) {
 			}
 			full, ambiguous := spec.resolve(name, q)
 			arg := Arg{At: i, Name: full, Long: true, Ambiguous: ambiguous}
+			if rest, ok := strings.CutPrefix(name, "no-"); ok && spec.Negatable && !spec.knows(name, q) && rest != "" {
+				arg.Name, arg.Ambiguous = spec.resolve(rest, q)
+				arg.Negated = true
+			}
 			switch {
 			case hasVal:
 				arg.Value, arg.HasValue = attached(a, 3+len(name), val), true
@@ -240,16 +249,29 @@ func (a Arg) matches(short string, long []string) bool {
 
 // Has reports whether any of the one-letter options in short or the long
 // options in long is given (options in words only partly known count
-// when their known part shows them).
+// when their known part shows them; --no-NAME does not).
 func (s *ArgSpec) Has(args []Word, short string, long ...string) bool {
 	found := false
 	s.scan(args, 1, query{short: short, long: long}, func(a Arg) bool {
-		if a.matches(short, long) && (!a.Partial || !a.Long) {
+		if a.matches(short, long) && (!a.Partial || !a.Long) && !a.Negated {
 			found = true
 		}
 		return !found
 	})
 	return found
+}
+
+// Set reports whether an option is on at the end of the command line:
+// given (by any of its spellings) and not turned off by a later --no-NAME.
+func (s *ArgSpec) Set(args []Word, short string, long ...string) bool {
+	on := false
+	s.scan(args, 1, query{short: short, long: long}, func(a Arg) bool {
+		if a.matches(short, long) && (!a.Partial || !a.Long) {
+			on = !a.Negated
+		}
+		return true
+	})
+	return on
 }
 
 // Value returns the first value of an option: -s VALUE, -sVALUE, a

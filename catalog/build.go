@@ -143,7 +143,7 @@ func cargoWrites(c *shell.Command) shell.Writes {
 
 func npmHome(c *shell.Command) []string {
 	args := c.Args
-	words := firstWords(args, 3)
+	words := SubWords(c, 3)
 	w := func(i int) string {
 		if i < len(words) {
 			return words[i]
@@ -160,7 +160,7 @@ func npmHome(c *shell.Command) []string {
 }
 
 func yarnHome(c *shell.Command) []string {
-	words := firstWords(c.Args, 3)
+	words := SubWords(c, 3)
 	w := func(i int) string {
 		if i < len(words) {
 			return words[i]
@@ -177,7 +177,7 @@ func pipHome(c *shell.Command) []string {
 	if c.Name() == "uv" {
 		return nil
 	}
-	words := firstWords(c.Args, 3)
+	words := SubWords(c, 3)
 	if len(words) >= 2 && words[0] == "config" && slices.Contains([]string{"set", "unset", "edit"}, words[1]) && !anyArgs.Has(c.Args, "", "site") {
 		return []string{".config/pip/pip.conf"}
 	}
@@ -185,7 +185,7 @@ func pipHome(c *shell.Command) []string {
 }
 
 func cargoHome(c *shell.Command) []string {
-	if words := firstWords(c.Args, 1); len(words) == 1 && slices.Contains([]string{"login", "logout"}, words[0]) {
+	if words := SubWords(c, 1); len(words) == 1 && slices.Contains([]string{"login", "logout"}, words[0]) {
 		return []string{".cargo/credentials.toml"}
 	}
 	return nil

@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"strings"
-
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -35,7 +33,7 @@ var tools = map[string]*Tool{}
 var families = []map[string]*Tool{
 	wrapperTools, runnerTools, gitTools, fetchTools, codecTools, fileTools, archiveTools,
 	remoteTools, buildTools, interpreterTools, editorTools, terminalTools, sedTools,
-	containerTools, cloudTools,
+	containerTools, cloudTools, secretTools, systemTools,
 }
 
 func init() {
@@ -118,19 +116,20 @@ func operands(c *shell.Command) []shell.Word {
 	return Args(c.Name()).Operands(c.Args)
 }
 
-// firstWords returns up to n words that are not options (subcommands).
-func firstWords(args []shell.Word, n int) []string {
+// SubWords returns a command's first n operands (its subcommands, as in
+// "gh auth token"), read with the command's own options so that an
+// option's value is not taken for one; it stops at a word only known at
+// run time.
+func SubWords(c *shell.Command, n int) []string {
 	var words []string
-	for _, a := range args[1:] {
-		if a.Dynamic {
+	for a := range Args(c.Name()).Args(c.Args) {
+		if !a.Operand {
+			continue
+		}
+		if a.Value.Dynamic || len(words) == n {
 			break
 		}
-		if !strings.HasPrefix(a.Value, "-") {
-			words = append(words, a.Value)
-			if len(words) == n {
-				break
-			}
-		}
+		words = append(words, a.Value.Value)
 	}
 	return words
 }

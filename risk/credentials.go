@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/safeexec/safeexec/catalog"
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -28,24 +29,12 @@ func init() {
 func (j *judge) credentialCommand(c *shell.Command) {
 	args := c.Args
 	name := c.Name()
-	words := func(n int) string {
-		var ws []string
-		for _, a := range args[1:] {
-			if strings.HasPrefix(a.Value, "-") {
-				continue
-			}
-			ws = append(ws, a.Value)
-			if len(ws) == n {
-				break
-			}
-		}
-		return strings.Join(ws, " ")
-	}
+	words := func(n int) string { return strings.Join(catalog.SubWords(c, n), " ") }
 	hit := false
 	switch name {
 	case "gh":
 		w := words(2)
-		hit = w == "auth token" || (w == "auth status" && anyArgs.Has(args, "t", "show-token"))
+		hit = w == "auth token" || (w == "auth status" && catalog.Args(name).Has(args, "t", "show-token"))
 	case "gcloud":
 		w := words(3)
 		hit = strings.Contains(w, "print-access-token") || strings.Contains(w, "print-identity-token") || strings.HasPrefix(w, "config config-helper")

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/safeexec/safeexec/catalog"
 	"github.com/safeexec/safeexec/shell"
 )
 
@@ -12,7 +13,9 @@ import (
 
 var persistenceJudges = map[string]judgeFunc{
 	"crontab": func(j *judge, c *shell.Command) {
-		if len(c.Args) == 1 || !(anyArgs.Has(c.Args, "l") && len(c.Args) == 2) {
+		// Only crontab -l (for any user) leaves the jobs alone.
+		spec := catalog.Args("crontab")
+		if !spec.Has(c.Args, "l") || spec.Has(c.Args, "er") || len(spec.Operands(c.Args)) > 0 {
 			j.hit(c, rulePersistence, "crontab changes jobs that run later, outside the sandbox")
 		}
 	},
@@ -74,7 +77,7 @@ func psPersistence(j *judge, c *shell.Command) {
 func services(j *judge, c *shell.Command) {
 	args := c.Args
 	name := c.Name()
-	ops := (&shell.ArgSpec{Short: "HMpt", Long: []string{"host", "machine", "property", "type", "state", "signal"}}).Operands(args)
+	ops := catalog.Args(name).Operands(args)
 	if len(ops) == 0 {
 		return
 	}

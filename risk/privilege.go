@@ -117,7 +117,7 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 func systemAdmin(j *judge, c *shell.Command) {
 	args := c.Args
 	name := c.Name()
-	ops := (&shell.ArgSpec{Short: "tOoLUF"}).Operands(args)
+	ops := catalog.Args(name).Operands(args)
 	changes := true
 	switch name {
 	case "mount", "swapon", "losetup":

@@ -23,13 +23,13 @@ var buildTools = map[string]*Tool{
 	"rustc": compiler, "swiftc": compiler, "ghc": compiler, "gfortran": compiler, "tinygo": compiler, "ld": compiler,
 	"nvcc": compiler, "as": outputs,
 	"zig":   {Tool: shell.Tool{Writes: compilerWrites(false)}},
-	"go":    {Tool: shell.Tool{Writes: goWrites}},
-	"npm":   {Tool: shell.Tool{Writes: npmWrites}, HomeWrites: npmHome},
-	"pnpm":  {Tool: shell.Tool{Writes: npmWrites}, HomeWrites: npmHome},
-	"yarn":  {Tool: shell.Tool{Writes: npmWrites}, HomeWrites: yarnHome},
+	"go":    {Tool: shell.Tool{Writes: goWrites, Follow: followGoRun}},
+	"npm":   {Tool: shell.Tool{Writes: npmWrites, Unwrap: unwrapNpmExec, Follow: followNpmExec}, HomeWrites: npmHome},
+	"pnpm":  {Tool: shell.Tool{Writes: npmWrites, Unwrap: unwrapNpmExec, Follow: followNpmExec}, HomeWrites: npmHome},
+	"yarn":  {Tool: shell.Tool{Writes: npmWrites, Unwrap: unwrapNpmExec, Follow: followNpmExec}, HomeWrites: yarnHome},
 	"pip":   {Tool: shell.Tool{Writes: pipWrites}, HomeWrites: pipHome},
 	"pip3":  {Tool: shell.Tool{Writes: pipWrites}, HomeWrites: pipHome},
-	"cargo": {Tool: shell.Tool{Writes: cargoWrites}, HomeWrites: cargoHome},
+	"cargo": {Tool: shell.Tool{Writes: cargoWrites, Follow: followAfterDashes("run")}, HomeWrites: cargoHome},
 	"gem":   {},
 }
 
@@ -319,4 +319,130 @@ func makeToShell(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// npmExecArgs are the options of npm exec (npm x), pnpm exec/dlx and
+// yarn exec/dlx that take a value; -c/--call is code run by a shell.
+var npmExecArgs = &shell.ArgSpec{Short: "pcw", Long: []string{"package", "call", "workspace", "filter", "reporter", "loglevel"}, InOrder: true}
+
+// npmExecSub returns the index of an npm, pnpm or yarn subcommand that
+// runs a program (exec, x, dlx), or -1.
+func npmExecSub(cmd *shell.Command) int {
+	for a := range anyArgs.Args(cmd.Args) {
+		if !a.Operand {
+			continue
+		}
+		if !a.Value.Dynamic && slices.Contains([]string{"exec", "x", "dlx"}, a.Value.Value) {
+			return a.At
+		}
+		return -1
+	}
+	return -1
+}
+
+// unwrapNpmExec: npm exec [--package P] [--] CMD ARG…, npx-style, runs
+// CMD (not with -c CODE, which followNpmExec hands to a shell).
+func unwrapNpmExec(cmd *shell.Command) (int, bool) {
+	si := npmExecSub(cmd)
+	if si < 0 {
+		return 0, false
+	}
+	sub := cmd.Args[si:]
+	if _, ok := npmExecArgs.Value(sub, "c", "call"); ok || cmd.Name() == "pnpm" && npmExecArgs.Has(sub, "c", "shell-mode") {
+		return 0, false
+	}
+	i := npmExecArgs.Skip(sub)
+	if i <= 0 {
+		return 0, false
+	}
+	return si + i, true
+}
+
+// followNpmExec: npm exec -c CODE and pnpm exec -c CMD… run code in a
+// shell.
+func followNpmExec(f *shell.Follower) {
+	cmd := f.Cmd()
+	si := npmExecSub(cmd)
+	if si < 0 {
+		return
+	}
+	sub := cmd.Args[si:]
+	if w, ok := npmExecArgs.Value(sub, "c", "call"); ok && cmd.Name() != "pnpm" {
+		f.Script(w)
+		return
+	}
+	if cmd.Name() == "pnpm" && npmExecArgs.Has(sub, "c", "shell-mode") {
+		f.Joined(npmExecArgs.Operands(sub))
+	}
+}
+
+// followAfterDashes: SUB [opts] -- ARG… hands ARG… to a program the
+// classifier cannot see (cargo run -- ARG…): they are presumed to be a
+// command it may run.
+func followAfterDashes(subs ...string) func(f *shell.Follower) {
+	return func(f *shell.Follower) {
+		args := f.Cmd().Args
+		ops := anyArgs.Operands(args)
+		if len(ops) == 0 || !slices.Contains(subs, ops[0].Value) {
+			return
+		}
+		for i, a := range args {
+			if a.Value == "--" && !a.Dynamic {
+				f.Presume(args[i+1:])
+				return
+			}
+		}
+	}
+}
+
+// goValueFlags are go build's flags that take a value (single-dash long
+// names, as Go's flag package reads them).
+var goValueFlags = []string{"tags", "ldflags", "gcflags", "asmflags", "gccgoflags", "mod", "modfile", "overlay", "pkgdir",
+	"toolexec", "exec", "buildmode", "compiler", "installsuffix", "pgo", "covermode", "coverpkg", "p", "C", "o", "cover"}
+
+// followGoRun: go run [build flags] PACKAGE|FILES… ARG… runs a program
+// the classifier cannot see with ARG…: they are presumed a command it may
+// run; -exec PROG and -toolexec PROG run programs.
+func followGoRun(f *shell.Follower) {
+	args := f.Cmd().Args
+	if len(args) < 3 || args[1].Value != "run" {
+		return
+	}
+	i := 2
+	for i < len(args) {
+		a := args[i]
+		if a.Dynamic || !strings.HasPrefix(a.Value, "-") || a.Value == "-" {
+			break
+		}
+		i++
+		if a.Value == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a.Value, "-"), "=")
+		if !slices.Contains(goValueFlags, name) {
+			continue
+		}
+		v := word(val, a.Dynamic, a.Taint)
+		if !hasVal {
+			if i >= len(args) {
+				return
+			}
+			v = args[i]
+			i++
+		}
+		if name == "exec" || name == "toolexec" {
+			f.Code(v, shell.ShellC)
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	// The package, or its .go files.
+	i++
+	for i < len(args) && strings.HasSuffix(args[i].Value, ".go") {
+		i++
+	}
+	if i < len(args) {
+		f.Presume(args[i:])
+	}
 }

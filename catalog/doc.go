@@ -29,6 +29,13 @@
 //	containers.go    docker podman kubectl: cp, save, login
 //	cloud.go         gh gcloud aws az heroku ssh-keygen: credential stores
 //	winprogs.go      Windows programs and PowerShell cmdlets: the files they change
+//	system.go        crontab, systemctl, mount …: their options
+//	data.go          programs known to treat their arguments as data (which, pkill, apt-get …)
+//
+// A program the catalog does not describe at all is presumed to run its
+// arguments (see shell.Options.Programs): gdb --args, xvfb-run and
+// chronic need no entry, and a program that takes names or packages as
+// arguments needs one line in data.go.
 //
 // Teaching safeexec a new wrapper, or a program whose option takes shell
 // code, is one line in its family's table:

@@ -20,7 +20,10 @@ var editorTools = map[string]*Tool{
 	"vi": vim, "vim": vim, "nvim": vim, "view": vim, "vimdiff": vim, "gvim": vim, "ex": vim, "rvim": vim, "nvi": vim, "elvis": vim,
 	"nano": editor, "emacs": editor, "ed": editor, "pico": editor, "joe": editor, "micro": editor, "hx": editor,
 	"kak": editor, "mcedit": editor, "gedit": editor, "code": editor, "subl": editor,
-	"gdb": {Tool: shell.Tool{Follow: gdbRun}},
+	"gdb":  {Tool: shell.Tool{Follow: gdbRun}},
+	"lldb": {Tool: shell.Tool{Follow: followAfterArgs("--")}},
+	"less": {Tool: shell.Tool{Follow: lessRun}},
+	"man":  {Tool: shell.Tool{Args: &shell.ArgSpec{Short: "PCMLmSsep", Long: []string{"pager", "config-file", "manpath", "locale", "systems", "sections", "extension", "preprocessor"}}, Runs: []shell.CodeArg{{Short: "P", Long: "pager"}}}},
 }
 
 // vimRun follows the shell commands vim's -c, --cmd and +CMD arguments
@@ -106,6 +109,7 @@ func exShellCommands(line string) []string {
 // (shell CMD, !CMD).
 func gdbRun(f *shell.Follower) {
 	cmd := f.Cmd()
+	followAfterArgs("--args")(f)
 	args := cmd.Args
 	for i := 1; i < len(args); i++ {
 		v := args[i].Value
@@ -136,6 +140,32 @@ func gdbRun(f *shell.Follower) {
 			}
 		case strings.HasPrefix(l, "python") || strings.HasPrefix(l, "py ") || strings.HasPrefix(l, "guile") || strings.HasPrefix(l, "source"):
 			f.Script(shell.Word{Value: l, Dynamic: true, Taint: ex.Taint})
+		}
+	}
+}
+
+// followAfterArgs: PROG … MARK CMD ARG… runs CMD (gdb --args, lldb --).
+func followAfterArgs(mark string) func(f *shell.Follower) {
+	return func(f *shell.Follower) {
+		args := f.Cmd().Args
+		for i, a := range args {
+			if a.Value == mark && !a.Dynamic && i+1 < len(args) {
+				f.Run(&shell.Command{Args: append([]shell.Word(nil), args[i+1:]...), Stdin: f.Cmd().Stdin}, shell.Wrapped)
+				return
+			}
+		}
+	}
+}
+
+// lessRun: less +CMD runs a less command at start; one that starts with
+// ! (or is a shell escape after other commands) runs a shell command.
+func lessRun(f *shell.Follower) {
+	for _, a := range f.Cmd().Args[1:] {
+		if a.Dynamic || !strings.HasPrefix(a.Value, "+") {
+			continue
+		}
+		if _, cmd, ok := strings.Cut(a.Value, "!"); ok {
+			f.Script(word(cmd, false, a.Taint))
 		}
 	}
 }

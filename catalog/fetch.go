@@ -24,12 +24,12 @@ var curlArgs = &shell.ArgSpec{Short: "AbcCdDeEFHKmorTuUwxXyYzQtP", Long: []strin
 	"key", "resolve", "connect-to", "interface", "limit-rate", "max-redirs", "oauth2-bearer", "unix-socket"}}
 
 var wgetArgs = &shell.ArgSpec{Short: "oaOPeiBtTwQUY", Long: []string{"output-file", "append-output", "output-document", "directory-prefix",
-	"execute", "input-file", "base", "tries", "timeout", "wait", "quota", "user-agent", "header", "user", "password", "save-cookies",
+	"execute", "input-file", "use-askpass", "base", "tries", "timeout", "wait", "quota", "user-agent", "header", "user", "password", "save-cookies",
 	"load-cookies", "post-data", "post-file", "body-data", "body-file", "method", "referer", "ca-certificate", "certificate"}}
 
 var fetchTools = map[string]*Tool{
 	"curl":  {Tool: shell.Tool{Network: always, Args: curlArgs, Writes: curlWrites}, Reads: curlReads},
-	"wget":  {Tool: shell.Tool{Network: always, Args: wgetArgs, Writes: wgetWrites}, Targets: wgetDirs},
+	"wget":  {Tool: shell.Tool{Network: always, Args: wgetArgs, Writes: wgetWrites, Runs: []shell.CodeArg{{Long: "use-askpass"}}}, Targets: wgetDirs},
 	"fetch": network, "http": network, "https": network, "xh": network, "xhs": network, "curlie": network, "http-prompt": network,
 	"aria2c": network, "nc": network, "ncat": network, "netcat": network, "socat": network, "telnet": network,
 	"lynx": network, "links": network, "w3m": network, "elinks": network, "tftp": network, "ftp": network,

@@ -97,7 +97,11 @@ var fileTools = map[string]*Tool{
 	"chfn": fixedTarget("/etc/passwd"), "passwd": fixedTarget("/etc/shadow"), "chpasswd": fixedTarget("/etc/shadow"),
 	"chage": fixedTarget("/etc/shadow"), "visudo": fixedTarget("/etc/sudoers"),
 	// Tools whose -o FILE is the file they write.
-	"pandoc": outputs, "iconv": outputs, "perf": outputs, "wasm-ld": outputs, "protoc": outputs, "javac": outputs,
+	"pandoc": outputs, "iconv": outputs,
+	"perf": {Tool: shell.Tool{Writes: outputOption, Unwrap: subcommandRunner(map[string]*shell.ArgSpec{
+		"record": {Short: "oeFcpt", Long: []string{"output", "event", "freq", "count", "pid", "tid", "call-graph", "cpu"}},
+		"stat":   {Short: "oeIrpt", Long: []string{"output", "event", "interval-print", "repeat", "pid", "tid", "cpu"}},
+		"trace":  {Short: "oept", Long: []string{"output", "event", "pid", "tid"}}})}}, "wasm-ld": outputs, "protoc": outputs, "javac": outputs,
 	"kotlinc": outputs, "objcopy": outputs, "strip": outputs, "dot": outputs, "mmdc": outputs, "msgfmt": outputs,
 	"flex": outputs, "bison": outputs, "yacc": outputs, "esbuild": outputs, "gtime": outputs,
 }

@@ -17,7 +17,8 @@ var python = &Tool{Tool: shell.Tool{Writes: pythonWrites}}
 
 var interpreterTools = map[string]*Tool{
 	"python": python, "python3": python, "python2": python, "pypy3": python, "pypy": python,
-	"node": inlineCode, "nodejs": inlineCode, "deno": inlineCode, "bun": inlineCode, "php": inlineCode,
+	"node": inlineCode, "nodejs": inlineCode, "deno": inlineCode, "php": inlineCode,
+	"bun": {Tool: shell.Tool{Writes: inlineWrites, Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"x": npxArgs})}},
 	"lua": inlineCode, "luajit": inlineCode, "Rscript": inlineCode, "R": inlineCode, "awk": inlineCode,
 	"gawk": inlineCode, "mawk": inlineCode, "nawk": inlineCode, "osascript": inlineCode,
 	"perl":       {Tool: shell.Tool{Writes: inPlaceWrites}},

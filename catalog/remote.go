@@ -24,8 +24,8 @@ var (
 
 var remoteTools = map[string]*Tool{
 	"ssh":   {Tool: shell.Tool{Args: sshArgs, Network: always, Follow: followSSHOptions, Writes: sshLog}},
-	"scp":   {Tool: shell.Tool{Args: scpArgs, Follow: followSSHOptions, Writes: scpWrites}, TreeReads: copyReads},
-	"sftp":  {Tool: shell.Tool{Args: sftpArgs, Follow: followSSHOptions, Writes: sftpWrites}},
+	"scp":   {Tool: shell.Tool{Args: scpArgs, Follow: followSSHProgram, Writes: scpWrites}, TreeReads: copyReads},
+	"sftp":  {Tool: shell.Tool{Args: sftpArgs, Follow: followSSHProgram, Writes: sftpWrites}},
 	"rsync": {Tool: shell.Tool{Args: rsyncArgs, Runs: []shell.CodeArg{{Short: "e", Long: "rsh"}}, Writes: scpWrites}, TreeReads: copyReads},
 }
 
@@ -43,6 +43,14 @@ func followSSHOptions(f *shell.Follower) {
 				f.Code(word(strings.TrimSpace(val), opt.Dynamic, opt.Taint), shell.ConfigCommand)
 			}
 		}
+	}
+}
+
+// followSSHProgram: scp -S PROG and sftp -S PROG connect through PROG.
+func followSSHProgram(f *shell.Follower) {
+	followSSHOptions(f)
+	for _, w := range Args(f.Cmd().Name()).Values(f.Cmd().Args, "S", "", 0) {
+		f.Code(w, shell.ConfigCommand)
 	}
 }
 

@@ -18,7 +18,12 @@ var miseExec = &shell.ArgSpec{Short: "Cj", Long: []string{"cd", "jobs"}}
 
 var runnerTools = map[string]*Tool{
 	"watch":  {Tool: shell.Tool{Args: watchArgs, Unwrap: unwrapWatch, Follow: followWatch}},
-	"entr":   {Tool: shell.Tool{Unwrap: unwrapEntr}},
+	"entr":   {Tool: shell.Tool{Unwrap: unwrapEntr, Follow: followEntr}},
+	"npx":    {Tool: shell.Tool{Args: npxArgs, Unwrap: unwrapNpx, Runs: []shell.CodeArg{{Short: "c", Long: "call"}}}},
+	"bunx":   {Tool: shell.Tool{Args: npxArgs, Unwrap: unwrapNpx}},
+	"uvx":    {Tool: shell.Tool{Args: uvxArgs, Unwrap: func(c *shell.Command) (int, bool) { i := uvxArgs.Skip(c.Args); return i, i > 0 }}},
+	"pipx":   {Tool: shell.Tool{Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"run": {Long: []string{"spec", "python", "pip-args", "index-url"}, InOrder: true}})}},
+	"dotnet": {Tool: shell.Tool{Follow: followAfterDashes("run")}},
 	"bundle": {Tool: shell.Tool{Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"exec": {}})}},
 	"uv": {Tool: shell.Tool{Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"run": {Short: "pw", Long: []string{"with", "python", "project", "directory", "env-file", "group", "extra", "package", "index", "with-requirements", "with-editable", "only-group", "no-group", "default-index", "index-url", "extra-index-url", "find-links", "cache-dir", "config-file"}}}),
 		Writes: uvWrites}, HomeWrites: pipHome},
@@ -31,7 +36,7 @@ var runnerTools = map[string]*Tool{
 	"micromamba": {Tool: shell.Tool{Unwrap: subcommandRunner(condaRun)}},
 	"mise":       {Tool: shell.Tool{Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"exec": miseExec, "x": miseExec})}},
 	"direnv":     {Tool: shell.Tool{Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"exec": {Positional: 1}})}},
-	"nix":        {Tool: shell.Tool{Unwrap: unwrapNix}},
+	"nix":        {Tool: shell.Tool{Unwrap: unwrapNix, Follow: followAfterDashes("run")}},
 	"nix-shell":  runsCode(&shell.ArgSpec{Long: []string{"run", "command"}}, shell.CodeArg{Long: "run"}, shell.CodeArg{Long: "command"}),
 	"parallel":   {Tool: shell.Tool{Args: parallelArgs, Follow: followParallel}},
 	"hyperfine":  {Tool: shell.Tool{Follow: followHyperfine}},
@@ -68,6 +73,29 @@ func unwrapEntr(cmd *shell.Command) (int, bool) {
 	}
 	i := anyArgs.Skip(cmd.Args)
 	return i, i > 0
+}
+
+var npxArgs = &shell.ArgSpec{Short: "pc", Long: []string{"package", "call", "workspace", "registry", "cache", "userconfig"}, InOrder: true}
+var uvxArgs = &shell.ArgSpec{Short: "pw", Long: []string{"from", "with", "with-editable", "with-requirements", "python", "index",
+	"default-index", "index-url", "extra-index-url", "find-links", "cache-dir", "config-file", "directory", "project", "env-file"}, InOrder: true}
+
+// unwrapNpx: npx [opts] CMD ARG… runs CMD (not npx -c CODE).
+func unwrapNpx(cmd *shell.Command) (int, bool) {
+	if _, ok := npxArgs.Value(cmd.Args, "c", "call"); ok {
+		return 0, false
+	}
+	i := npxArgs.Skip(cmd.Args)
+	return i, i > 0
+}
+
+// followEntr: entr -s CODE hands CODE to a shell.
+func followEntr(f *shell.Follower) {
+	args := f.Cmd().Args
+	if anyArgs.Has(args, "s") {
+		if ops := anyArgs.Operands(args); len(ops) > 0 {
+			f.Script(ops[0])
+		}
+	}
 }
 
 // unwrapNix handles nix develop|shell … -c CMD / --command CMD.

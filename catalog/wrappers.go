@@ -85,6 +85,8 @@ var wrapperTools = map[string]*Tool{
 	"arch":   {Tool: shell.Tool{Unwrap: unwrapArch}},
 	"flock":  {Tool: shell.Tool{Unwrap: unwrapFlock, Args: flockArgs, Runs: []shell.CodeArg{{Short: "c", Long: "command"}}}},
 	"dotenv": wraps(shell.ArgSpec{Short: "ecv"}),
+	// ip netns exec NAME CMD and ip vrf exec NAME CMD run CMD.
+	"ip": {Tool: shell.Tool{Unwrap: unwrapIPExec}},
 }
 
 // followSg follows sg GROUP COMMAND (a string run by a shell) when -c is
@@ -390,4 +392,16 @@ func unwrapFlock(cmd *shell.Command) (int, bool) {
 	}
 	i := flockArgs.Skip(cmd.Args)
 	return i, i > 0
+}
+
+func unwrapIPExec(cmd *shell.Command) (int, bool) {
+	ops := anyArgs.Operands(cmd.Args)
+	if len(ops) >= 4 && (ops[0].Value == "netns" || ops[0].Value == "vrf") && ops[1].Value == "exec" {
+		for i, a := range cmd.Args {
+			if a.Value == ops[3].Value && i > 3 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }

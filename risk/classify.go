@@ -55,7 +55,7 @@ func classify(prog *shell.Program, e *env) (v Verdict) {
 
 func (e *env) shellOptions() shell.Options {
 	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env, FoldNames: e.fold || e.platformKey() == "windows",
-		Tools: catalog.Tools, Vars: catalog.Vars}
+		Tools: catalog.Tools, Vars: catalog.Vars, Programs: knownProgram}
 	if e.c.ReadScript != nil {
 		o.ReadScript = e.readScript
 	}
@@ -378,4 +378,15 @@ func isPattern(v string) bool {
 	}
 	_, err := path.Match(v, "")
 	return err == nil
+}
+
+// knownProgram reports whether the classifier knows a program by name:
+// the catalog describes it, a rule judges it, or its code is scanned. A
+// program it does not know is presumed to run its arguments.
+func knownProgram(name string) bool {
+	if catalog.Lookup(name) != nil || judges[name] != nil || interpreterLang(name) != langNone || strings.HasPrefix(name, "docker-credential-") {
+		return true
+	}
+	l := strings.ToLower(name)
+	return foldJudges[l] != nil || diskPrefix(l)
 }

@@ -161,6 +161,16 @@
 // needs_confirmation (rule interpreter-code): a string that merely
 // mentions sudo is not risky.
 //
+// Programs are judged by what package catalog knows about them, with the
+// one option parser of package shell: options are read the way each
+// program reads them (unambiguous prefixes of long options for GNU tools
+// and git, clusters, --opt=value, values never taken for options, the
+// last of repeated options, --no-NAME), and every destructive form of a
+// tool counts. A program the catalog does not know is presumed to run
+// its arguments: a command its first arguments name is judged as if it
+// ran (gdb --args sudo id, xvfb-run rm -rf ~); runners such as npm exec,
+// npx -c, cargo run --, go run and dotnet run are followed.
+//
 // The wrapper shapes of Claude Code (source <snapshot> … && eval '<cmd>' <
 // /dev/null && pwd -P >| /tmp/claude-…-cwd, and the older eval <cmd> \<
 // /dev/null) and Gemini CLI ({ <cmd>; }; __code=$?; pgrep -g 0 >…; exit

@@ -145,6 +145,9 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		default:
 			p.pathLookup(cmd, sc, fr)
 		}
+		if p.unknown(cmd, name, sc) {
+			p.presume(cmd, cmd.Args[1:], sc, fr)
+		}
 	}
 	w := p.writes(cmd)
 	p.recordDownload(cmd, sc, w)

@@ -66,7 +66,11 @@
 // # Limits
 //
 // Without [Options].Tools only the shells and their builtins are
-// followed: every other program is an opaque command. The analysis is
+// followed: every other program is an opaque command. With
+// [Options].Programs, a program nothing describes is presumed to run a
+// command named by one of its first two arguments that are not options
+// (a bare name, not a path: sha256sum /usr/bin/sudo is not sudo);
+// further arguments and option values it does not know are not searched. The analysis is
 // static. It does not run anything, so it cannot know what
 // a dynamic word (a variable from the environment, a command substitution
 // it cannot fold, a glob) expands to: it marks such words and leaves the

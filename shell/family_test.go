@@ -95,6 +95,22 @@ func TestFamilyRunners(t *testing.T) {
 		{`parallel ::: 'rm a' 'ls'`, "parallel rm ls"},
 		{`hyperfine --prepare 'make clean' 'make'`, "hyperfine make make"},
 		{`bundle exec rake`, "rake/bundle"},
+		{`npx -c 'rm x'`, "npx rm"},
+		{`npx -y prettier --write .`, "prettier/npx"},
+		{`npm exec --package=x -- rm y`, "rm/npm"},
+		{`pnpm dlx rm y`, "rm/pnpm"},
+		{`cargo run --release -- rm y`, "cargo rm"},
+		{`go run ./cmd/x rm y`, "go rm"},
+		{`go run -exec 'rm -f' ./x`, "go rm"},
+		{`gdb --args sudo id`, "gdb id/sudo"},
+		{`entr -s 'rm x' < files`, "entr rm"},
+		// A program nothing describes is presumed to run a command its
+		// first arguments name; a known one is not.
+		{`xvfb-run -a rm x`, "xvfb-run rm"},
+		{`faketime yesterday rm x`, "faketime rm"},
+		{`unknowntool a b rm x`, "unknowntool"},
+		{`which rm`, "which"},
+		{`apt-get install -y sudo`, "apt-get"},
 	})
 }
 
@@ -235,7 +251,7 @@ func TestFamilyFetchTaint(t *testing.T) {
 // Without a catalog only the shells and their builtins are known.
 func TestNoCatalog(t *testing.T) {
 	opts := testOpts
-	opts.Tools, opts.Vars = nil, nil
+	opts.Tools, opts.Vars, opts.Programs = nil, nil, nil
 	prog := shell.Parse(`nice sudo rm x; bash -c 'ls'; command ls; git -c alias.x='!rm y' x`, opts)
 	if got := strings.Join(names(prog), " "); got != "nice bash ls ls git" {
 		t.Errorf("got %q%s", got, dump(prog))

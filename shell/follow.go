@@ -200,3 +200,67 @@ func (p *parser) decoder(c *Command) bool {
 	t := p.tool(c.Name())
 	return t != nil && t.Decodes != nil && t.Decodes(c)
 }
+
+// Presume says the command may run words as a command (a program that is
+// not known to treat its arguments as data, cargo run -- ARG…): from the
+// first word that names a known program, the words are judged as the
+// command that program would run.
+func (f *Follower) Presume(words []Word) { f.p.presume(f.cmd, words, f.sc, f.fr) }
+
+// presume judges words as a command in case they are one: from the
+// first bare name of a program the caller knows (Options.Programs) or a
+// shell among the first two words that are not options (a runner's
+// command comes first, or after one value: faketime DATE CMD).
+func (p *parser) presume(cmd *Command, words []Word, sc *scope, fr *frame) {
+	if p.opts.Programs == nil || fr.origin == Maybe {
+		return
+	}
+	operands := 0
+	for i, w := range words {
+		v := w.Value
+		if !w.Dynamic && strings.HasPrefix(v, "-") {
+			continue
+		}
+		if operands++; operands > 2 {
+			return
+		}
+		if w.Dynamic || v == "" || strings.ContainsAny(v, "/\\=") || v[0] == '+' {
+			continue
+		}
+		name := CommandName(v)
+		if !isShell(name) && !p.opts.Programs(name) {
+			continue
+		}
+		child := &Command{Args: words[i:], Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin, ExtraArgs: cmd.ExtraArgs}
+		cf := fr.child(Maybe, cmd, fr.src)
+		cf.depth = fr.depth
+		p.finish(child, p.childScope(sc, cmd), cf)
+		return
+	}
+}
+
+// unknown reports whether a command is a program nothing describes: not
+// a shell builtin, a function of the script, a Tool or a program the
+// caller knows.
+func (p *parser) unknown(cmd *Command, name string, sc *scope) bool {
+	if p.opts.Programs == nil || isBuiltin(name) || sc.shared.funcs[name] || p.tool(name) != nil || p.opts.Programs(name) || isShell(name) {
+		return false
+	}
+	// A script that was read is judged by what it does with its
+	// arguments.
+	return cmd.Script == nil || !cmd.Script.Known
+}
+
+// isBuiltin reports whether a name is a builtin of bash (or of POSIX
+// shells): the language, not a program.
+func isBuiltin(name string) bool {
+	switch name {
+	case ".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete",
+		"compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false",
+		"fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd",
+		"printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source",
+		"suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait", "chdir":
+		return true
+	}
+	return false
+}

@@ -65,6 +65,12 @@ type Options struct {
 	// Vars returns how programs use an environment variable (nil for
 	// none that matters): EDITOR and GIT_SSH_COMMAND hold commands.
 	Vars func(name string) VarUse
+	// Programs reports whether a command name is a program the caller
+	// knows, and judges by name. A program it does not know (and no Tool
+	// describes) is presumed to run its arguments: from the first of them
+	// that names a known program, they are judged as a command too (gdb
+	// --args sudo id). Nil presumes nothing.
+	Programs func(name string) bool
 }
 
 type parser struct {

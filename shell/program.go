@@ -74,7 +74,7 @@ const (
 	StdinScript                 // a script fed to a shell on stdin (pipe, heredoc, here-string, file)
 	ScriptFile                  // a local script file read through Options.ReadScript
 	Wrapped                     // the command run by find -exec, xargs, parallel
-	Maybe                       // the words after a dynamic command name, judged as a command in case that name expands to nothing or a wrapper
+	Maybe                       // words judged as a command in case they are one: after a dynamic command name (it may expand to nothing or a wrapper), or in the arguments of a program not known to treat them as data
 	Trap                        // trap STRING
 	Alias                       // alias NAME=STRING
 	ConfigCommand               // a command held in a git -c key or an environment variable such as GIT_SSH_COMMAND

@@ -10,7 +10,7 @@ import (
 	"github.com/safeexec/safeexec/shell"
 )
 
-var testOpts = shell.Options{Home: "/home/u", Cwd: "/home/u/p", Tools: catalog.Tools, Vars: catalog.Vars}
+var testOpts = shell.Options{Home: "/home/u", Cwd: "/home/u/p", Tools: catalog.Tools, Vars: catalog.Vars, Programs: func(n string) bool { return catalog.Lookup(n) != nil }}
 
 // dump renders a program for failure messages.
 func dump(prog *shell.Program) string {

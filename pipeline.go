@@ -104,14 +104,16 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	if err := p.decide(); err != nil {
+		p.ciRefusal(err)
 		p.finish()
 		return &p.out, err
 	}
 
 	sp := p.sandboxPolicy()
+	sp.ReadOnlyRoots = append(sp.ReadOnlyRoots, req.ReadDirs...)
 	if req.ReadOnly {
 		sp.WritableRoots, sp.CacheDir = nil, ""
-		sp.ReadOnlyRoots = []string{req.Cwd}
+		sp.ReadOnlyRoots = append(sp.ReadOnlyRoots, req.Cwd)
 	} else {
 		p.agentOutput(sp)
 	}
@@ -217,7 +219,7 @@ func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {
 func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {
 	req := p.req
 	p.env, p.sandboxed = env, sandboxed
-	rc := riskContext(req.Policy, req.Cwd, p.home, env, sandboxed)
+	rc := withReadDirs(riskContext(req.Policy, req.Cwd, p.home, env, sandboxed), req)
 	return classifyRequest(req, p.scriptClassify, rc)
 }
 

@@ -43,6 +43,14 @@ type Request struct {
 	Policy *configs.Effective
 	// Yes approves needs_confirmation (never risky), as --yes does.
 	Yes bool
+	// CI says the run is a CI job's: refusals are one line that names the
+	// allow rule that would approve the command. (The front end also gives
+	// no Prompter and adds RunnerFiles to the writable roots.)
+	CI bool
+	// ReadDirs are directories outside the writable roots whose local
+	// scripts the classifier may read (bash -e $RUNNER_TEMP/step.sh), shown
+	// read-only inside the sandbox even where the mode hides them.
+	ReadDirs []string
 	// ReadOnly leaves the command no writable place at all on the host:
 	// Policy.AllowWrite should be empty, and safeexec's own tool cache is
 	// not made writable either (its private temporary directory remains).
@@ -171,6 +179,15 @@ func riskContext(pol *configs.Effective, cwd, home string, env []string, sandbox
 	}
 }
 
+// withReadDirs lets the classifier read local scripts in req.ReadDirs too.
+func withReadDirs(rc *risk.Context, req *Request) *risk.Context {
+	if len(req.ReadDirs) > 0 {
+		rc.ScriptDirs = req.ReadDirs
+		rc.ReadScript = scriptReader(append(append([]string(nil), req.Policy.AllowWrite...), req.ReadDirs...))
+	}
+	return rc
+}
+
 // Classify judges a request without running anything, assuming the
 // sandbox backend named by backend ("none" means unconfined). A script is
 // judged in the language of the policy's shell, which need not be
@@ -179,7 +196,7 @@ func riskContext(pol *configs.Effective, cwd, home string, env []string, sandbox
 func Classify(req *Request, backend string) risk.Verdict {
 	home, _ := os.UserHomeDir()
 	env, _ := filterEnv(req.Policy, req.Environ)
-	rc := riskContext(req.Policy, req.Cwd, home, env, backend != "none" && backend != "")
+	rc := withReadDirs(riskContext(req.Policy, req.Cwd, home, env, backend != "none" && backend != ""), req)
 	var classify []string
 	if req.IsScript {
 		sh, err := resolveShell(req.Policy.Shell, shellHostFor(), false)

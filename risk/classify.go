@@ -80,6 +80,9 @@ func (e *env) readScript(p string) ([]byte, error) {
 	if !ok && e.cwd != "" && under(p, e.cwd) {
 		ok = true
 	}
+	for _, d := range e.c.ScriptDirs {
+		ok = ok || under(p, d)
+	}
 	if !ok {
 		return nil, errOutsideRoots
 	}

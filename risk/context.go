@@ -43,6 +43,10 @@ type Context struct {
 	// (sh build.sh, ./x.sh) so it can be classified by its contents. Nil
 	// means scripts are never read and such commands are undecidable.
 	ReadScript func(path string) ([]byte, error)
+	// ScriptDirs are directories outside the writable roots whose local
+	// scripts may be read all the same (a CI runner's temporary directory,
+	// where it writes each step's script).
+	ScriptDirs []string
 	// Platform is the GOOS whose paths and shells apply ("linux",
 	// "darwin", "windows"). Empty means runtime.GOOS.
 	Platform string

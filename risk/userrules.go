@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/safeexec/safeexec/shell"
@@ -378,4 +379,89 @@ func carrier(c *shell.Command) bool {
 	}
 	n := c.Name()
 	return shell.IsShell(n) || n == "source" || n == "."
+}
+
+// SuggestAllowScript returns the exact allow rules (one per command that
+// needs approval) that would approve the script, checked by classifying it
+// again with them; nil when no allow rule can (a reason comes from a
+// redirection, a pipe, an assignment, a value known only at run time, or
+// the script does not parse). For a refusal that says how to approve.
+func SuggestAllowScript(script string, c *Context) []string {
+	return suggestAllow(c, func(e *env) *shell.Program { return shell.Parse(script, e.shellOptions()) })
+}
+
+// SuggestAllowArgv is SuggestAllowScript for an argv.
+func SuggestAllowArgv(argv []string, c *Context) []string {
+	return suggestAllow(c, func(e *env) *shell.Program { return shell.ParseArgv(argv, e.shellOptions()) })
+}
+
+func suggestAllow(c *Context, parse func(*env) *shell.Program) []string {
+	if c == nil {
+		c = &Context{}
+	}
+	e := newEnv(c)
+	prog := parse(e)
+	if len(prog.Issues) > 0 {
+		return nil
+	}
+	j := &judge{env: e, links: prog.Links}
+	var rules []string
+	for _, cmd := range prog.Commands {
+		if len(cmd.Args) == 0 || cmd.Args[0].Dynamic {
+			continue
+		}
+		need := !c.Sandboxed && cmd.Origin != shell.Maybe && !carrier(cmd)
+		for _, r := range j.reasonsOf(cmd) {
+			need = need || r.Tier > Safe
+		}
+		if !need {
+			continue
+		}
+		words := cmd.Args
+		if len(cmd.Wrappers) > 0 {
+			words = fullWords(cmd)
+		}
+		if r, ok := ruleText(words); ok && !slices.Contains(rules, r) {
+			rules = append(rules, r)
+		}
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	with := *c
+	with.Rules.Allow = append(slices.Clone(c.Rules.Allow), rules...)
+	e2 := newEnv(&with)
+	if v := classify(parse(e2), e2); !v.AllowedByRule {
+		return nil
+	}
+	return rules
+}
+
+// ruleText writes words as a rule that splits back into them; false when
+// a word is only known at run time.
+func ruleText(words []shell.Word) (string, bool) {
+	parts := make([]string, len(words))
+	for i, w := range words {
+		if w.Dynamic {
+			return "", false
+		}
+		parts[i] = quoteRuleWord(w.Value)
+	}
+	return strings.Join(parts, " "), true
+}
+
+// quoteRuleWord quotes a word for SplitWords: as is when plain, else in
+// single quotes (a quoted "*" is a literal star, not the widening one).
+func quoteRuleWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:=@%+,-", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

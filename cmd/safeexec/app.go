@@ -162,6 +162,7 @@ var (
 	flagVer    = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	flagJSON   = &cli.BoolFlag{Name: "json", Usage: "print one JSON object with the exit code, the output and the verdict instead of streaming"}
 	flagLimit  = &cli.StringFlag{Name: "output-limit", Usage: "with --json, keep only the newest `BYTES` of each stream (K, M, G suffixes; 0: no limit)"}
+	flagCI     = &cli.BoolFlag{Name: "ci", Usage: "a CI job (also CI=true): never prompt; the runner's protocol files ($GITHUB_ENV, $GITHUB_OUTPUT, …) are writable; refusals name the allow rule that would approve"}
 )
 
 func (e *env) app() *cli.App {
@@ -173,7 +174,7 @@ func (e *env) app() *cli.App {
 		Version:   versionString(),
 		Flags: []cli.Flag{
 			flagConfig, flagMode, flagSbx, flagWrite, flagDomain, flagNoNet, flagYes, flagTime, flagShell, flagVer,
-			flagJSON, flagLimit,
+			flagJSON, flagLimit, flagCI,
 		},
 		HideVersion:     true,
 		HideHelpCommand: true,
@@ -336,7 +337,37 @@ func (e *env) request(c *cli.Context, pol *configs.Effective) *safeexec.Request 
 	if pol.PromptChannel != "none" {
 		req.Prompter = e.prompter
 	}
+	if e.ci(c) {
+		e.applyCI(req)
+	}
 	return req
+}
+
+// ci reports whether this is a CI job: --ci, or CI=true (or 1) as GitHub
+// Actions, GitLab CI and most others set it.
+func (e *env) ci(c *cli.Context) bool {
+	if c.Bool("ci") {
+		return true
+	}
+	switch strings.ToLower(strings.TrimSpace(e.getenv("CI"))) {
+	case "true", "1", "yes":
+		return true
+	}
+	return false
+}
+
+// applyCI makes req a CI run: no prompt ever, the runner's protocol files
+// writable, step scripts in the runner's temporary directory readable.
+func (e *env) applyCI(req *safeexec.Request) {
+	req.CI, req.Prompter = true, nil
+	for _, f := range safeexec.RunnerFiles(e.environ) {
+		if !slices.Contains(req.Policy.AllowWrite, f) {
+			req.Policy.AllowWrite = append(req.Policy.AllowWrite, f)
+		}
+	}
+	if d := safeexec.RunnerTemp(e.environ); d != "" {
+		req.ReadDirs = append(req.ReadDirs, d)
+	}
 }
 
 // explain adds what to do next to errors that need it.

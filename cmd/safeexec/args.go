@@ -43,7 +43,7 @@ var valueFlags = map[string]bool{
 // boolFlags are the global flags that take none.
 var boolFlags = map[string]bool{
 	"--yes": true, "-y": true, "--no-network": true, "--help": true, "-h": true,
-	"--version": true, "--json": true,
+	"--version": true, "--json": true, "--ci": true,
 }
 
 // usageError is a command line safeexec cannot make sense of.

@@ -59,6 +59,9 @@ func (e *env) checkAction(c *cli.Context) error {
 		return err
 	}
 	req.Policy = pol
+	if e.ci(c) {
+		e.applyCI(req)
+	}
 
 	backend := assumedBackend(pol)
 	v := safeexec.Classify(req, backend)

@@ -71,12 +71,15 @@ func (p *pipeline) ciRefusal(err error) {
 	if re.Decision == Blocked {
 		want = risk.Risky
 	}
-	why := describeReasons(re.Verdict, want)
+	why := describeReasons(re.Verdict, want) + " — "
+	if re.Decision == Denied {
+		why += "CI is set, so nobody is asked; "
+	}
 	if rules := p.suggestAllow(); len(rules) > 0 {
 		b, _ := json.Marshal(rules)
-		why += " — to allow it, add to your safeexec config: [rules] allow = " + string(b)
+		why += "to allow it, add to your safeexec config: [rules] allow = " + string(b)
 	} else {
-		why += " — no allow rule can approve it (a reason comes from a redirection, a pipe, an assignment or a value only known at run time): change the command"
+		why += "no allow rule can approve it (a reason comes from a redirection, a pipe, an assignment or a value only known at run time): change the command"
 	}
 	re.Why = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "⏎").Replace(why)
 }

@@ -98,7 +98,25 @@
 // that user's rights to whoever runs it later. The Landlock backend adds
 // a socket filter: IP sockets only for TCP and UDP (Landlock's network
 // rules do not see MPTCP, SCTP or families such as SMC that carry TCP
-// themselves), plus AF_UNIX and AF_NETLINK.
+// themselves), plus AF_UNIX and AF_NETLINK; and a process filter
+// (seccomp_process_linux.go): without a pid namespace, prlimit,
+// setpriority, ioprio_set, the sched_* setters and page migration act on
+// the caller only, POSIX message queues are refused, and below Landlock
+// ABI 6 signals to safeexec, its group and -1 are refused.
+//
+// # Out of the command's reach
+//
+// safeexec holds what the command must not have: the secrets stripped
+// from its environment, the audit log, the protected paths' snapshots.
+// [Harden] makes it non-dumpable. Under bwrap it is outside the pid
+// namespace. Under Landlock the command is forked from an unconfined
+// thread and confines itself before its exec (forkexec_linux.go): no
+// thread of safeexec is ever in the command's domain, so Landlock's ptrace
+// and signal scoping keep the command away from it, and the process filter
+// does the rest. Descriptors: every backend passes the command its three
+// standard descriptors and ExtraFiles only (fds_unix.go), and a directory
+// as a standard descriptor becomes /dev/null. [Report] CannotEnforce says,
+// per backend, what none of this covers (cannot.go).
 //
 // # Limits
 //
@@ -172,4 +190,8 @@
 //     git repository with core.sharedRepository (which marks its
 //     directories set-group-ID) cannot create new object directories.
 //   - The none backend confines nothing.
+//   - Descriptors: inherited ones are marked close-on-exec process-wide
+//     when a backend starts (an embedding program that meant to pass one
+//     to a child of its own must pass it explicitly). Harden is for good:
+//     the process stays non-dumpable.
 package sandbox

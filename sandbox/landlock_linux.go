@@ -18,10 +18,11 @@ package sandbox
 // Landlock domain, and safeexec is not dumpable (Harden), so the command
 // can neither signal nor trace nor read it.
 //
-// Limits (what this backend does not do; doctor lists them as checks):
+// Limits (what this backend does not do; doctor lists them, cannot.go):
 //   - No namespaces: the command sees host processes (it cannot signal or
-//     trace them: Landlock scopes ptrace, and signals from ABI 6), shares
-//     SysV IPC, and /dev/shm in compat and permissive mode.
+//     trace them: Landlock scopes ptrace, and signals from ABI 6; below
+//     ABI 6 the process filter protects safeexec and its group only),
+//     shares SysV IPC, and /dev/shm in compat and permissive mode.
 //   - Network: only TCP is confined (connect to the proxy's ports, no
 //     bind), and IP sockets of any other protocol (MPTCP, SCTP, which
 //     Landlock does not see) or unusual families are refused by the
@@ -71,6 +72,7 @@ import (
 
 func init() {
 	landlockDetect = detectLandlock
+	hostLandlockABI = landlockABIVersion
 }
 
 // Landlock returns the Landlock backend. Start refuses (wrapping

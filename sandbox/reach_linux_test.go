@@ -3,14 +3,17 @@ package sandbox
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -257,5 +260,52 @@ func TestHarden(t *testing.T) {
 	out, err := exec.Command(testExecutable(t), hardenArg).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "dumpable 1 0" {
 		t.Fatalf("harden: %v %s (want dumpable 1 0)", err, out)
+	}
+}
+
+// A POSIX message queue of the host's cannot be opened from inside
+// Landlock (no IPC namespace there: the process filter refuses mq_*).
+func TestLandlockNoPOSIXMessageQueues(t *testing.T) {
+	needLandlock(t)
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	name := "safeexec-test-" + strconv.Itoa(os.Getpid())
+	p, _ := unix.BytePtrFromString(name)
+	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), unix.O_RDWR|unix.O_CREAT, 0o600, 0, 0, 0)
+	if errno != 0 {
+		t.Skipf("mq_open on the host: %v", errno)
+	}
+	defer unix.Syscall(unix.SYS_MQ_UNLINK, uintptr(unsafe.Pointer(p)), 0, 0)
+	defer unix.Close(int(fd))
+	root := t.TempDir()
+	script := fmt.Sprintf(`
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+nr = {"x86_64": (240, 241), "aarch64": (180, 181)}[os.uname().machine]
+r = libc.syscall(nr[0], %q.encode(), os.O_RDWR, 0, 0)
+print("open", r, ctypes.get_errno())
+r = libc.syscall(nr[1], %q.encode())
+print("unlink", r, ctypes.get_errno())
+`, name, name)
+	r := runLandlock(t, llPolicy(t, root), "/usr/bin/python3", "-c", script)
+	want := fmt.Sprintf("open -1 %d\nunlink -1 %d\n", int(unix.EPERM), int(unix.EPERM))
+	if r.stdout != want {
+		t.Errorf("inside: %q, want %q (%s)", r.stdout, want, r.stderr)
+	}
+}
+
+// What doctor says a backend cannot enforce follows the machine: the
+// signal gap only below ABI 6, the root-owned files only as root.
+func TestCannotEnforce(t *testing.T) {
+	has := func(list []string, s string) bool { return slices.Contains(list, s) }
+	if l := cannotEnforce("landlock", Compat, false, 5); !has(l, cannotLandlockSignals) || has(l, cannotRoot) {
+		t.Errorf("landlock, ABI 5, not root: %q", l)
+	}
+	if l := cannotEnforce("landlock", Strict, true, 7); has(l, cannotLandlockSignals) || !has(l, cannotRoot) || has(l, cannotReads) {
+		t.Errorf("landlock, ABI 7, root, strict: %q", l)
+	}
+	if l := cannotEnforce("bwrap", Compat, false, 0); !has(l, cannotHostTools) || has(l, cannotLandlockChmod) {
+		t.Errorf("bwrap: %q", l)
 	}
 }

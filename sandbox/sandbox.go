@@ -179,6 +179,10 @@ type Report struct {
 	// and this backend does not enforce (it stays advisory, or is left to
 	// the classifier); every audit record repeats it.
 	Unenforced []string `json:"unenforced,omitempty"`
+	// CannotEnforce says, one sentence each, what this backend cannot
+	// enforce at all, whatever the policy (doctor prints it; the README
+	// lists every sentence).
+	CannotEnforce []string `json:"cannot_enforce,omitempty"`
 }
 
 // Check is one thing Detect looked at.

@@ -120,6 +120,12 @@ func (e *env) doctorText(pol *configs.Effective, rep sandbox.Report, derr error)
 			fmt.Fprintf(w, "         fix: %s\n", c.Fix)
 		}
 	}
+	if len(rep.CannotEnforce) > 0 {
+		fmt.Fprintf(w, "\n%s cannot enforce:\n", rep.Backend)
+		for _, s := range rep.CannotEnforce {
+			fmt.Fprintf(w, "  - %s\n", s)
+		}
+	}
 	fmt.Fprintln(w, "\npolicy:")
 	fmt.Fprintf(w, "  fingerprint: %s\n", pol.Fingerprint())
 	for _, s := range pol.Sources {

@@ -30,4 +30,8 @@
 //     reported.
 //   - On Windows the symbolic-link check happens before the file is opened
 //     (there is no O_NOFOLLOW), so a link swapped in between is followed.
+//   - [Open] reserves 512 KiB past the end of the log on Linux
+//     (fallocate, size unchanged), so a command that fills the file system
+//     cannot keep its run's record out; elsewhere, and on file systems
+//     without fallocate, a full disk makes the append fail (stderr says so).
 package audit

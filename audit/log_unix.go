@@ -44,6 +44,7 @@ func openAppend(path string) (*os.File, error) {
 			return nil, fmt.Errorf("open audit log %s: narrow permissions: %w", path, err)
 		}
 	}
+	reserve(fd, st.Size)
 	// Back to blocking mode: writes to a regular file never block anyway,
 	// and the flag only served to refuse a FIFO.
 	if err := unix.SetNonblock(fd, false); err != nil {

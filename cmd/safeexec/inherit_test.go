@@ -214,3 +214,41 @@ func TestHostTerminalRestored(t *testing.T) {
 		})
 	}
 }
+
+// A command that fills the file system its writable root shares with the
+// audit log cannot keep the run's record from being written.
+func TestAuditRecordWhenDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small file system")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare not installed")
+	}
+	bin := binary(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			if backend == "bwrap" {
+				needBwrap(t)
+			}
+			env, _ := hermetic(t)
+			d := t.TempDir()
+			script := `set -e
+mount -t tmpfs -o size=4m tmpfs "$D"
+mkdir "$D/state" "$D/work"
+cd "$D/work"
+export XDG_STATE_HOME="$D/state"
+"$BIN" --yes --sandbox "$BACKEND" -c 'cat /dev/zero > fill; echo filled' || true
+"$BIN" audit -n 1
+`
+			cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script)
+			cmd.Env = append(env, "D="+d, "BIN="+bin, "BACKEND="+backend)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "filled") || !strings.Contains(string(out), "cat /dev/zero > fill") {
+				t.Errorf("no record of the run that filled the disk:\n%s", out)
+			}
+		})
+	}
+}

@@ -126,7 +126,14 @@ func tarReads(c *shell.Command) []shell.Word {
 // --checkpoint-action=exec=, --use-compress-program (-I), --rsh-command,
 // --info-script/--new-volume-script (-F).
 func followTar(f *shell.Follower) {
-	for a := range tarArgs.Args(TarArgs(f.Cmd().Args)) {
+	args := TarArgs(f.Cmd().Args)
+	// The commands get the archive's content: from standard input, or
+	// from the -f file (tainted when downloaded).
+	in := shell.Input{Kind: shell.InputPipe, Taint: f.Cmd().Stdin.Taint}
+	if w, ok := tarArgs.Value(args, "f", "file"); ok && (w.Dynamic || w.Value != "-") {
+		in.Taint = w.Taint
+	}
+	for a := range tarArgs.Args(args) {
 		if !a.HasValue {
 			continue
 		}
@@ -135,7 +142,9 @@ func followTar(f *shell.Follower) {
 			if strings.HasPrefix(a.Value.Prefix, "exec=") || !a.Value.Dynamic && strings.HasPrefix(a.Value.Value, "exec=") {
 				f.Code(after(a.Value, 5), shell.ShellC)
 			}
-		case "to-command", "use-compress-program", "rsh-command", "info-script", "new-volume-script", "I", "F", "rmt-command":
+		case "to-command", "use-compress-program", "I":
+			f.CodeReading(a.Value, shell.ShellC, in)
+		case "rsh-command", "info-script", "new-volume-script", "F", "rmt-command":
 			f.Code(a.Value, shell.ShellC)
 		}
 	}

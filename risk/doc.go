@@ -38,10 +38,13 @@
 //	                                        from decoded data or from a file downloaded earlier in the script:
 //	                                        curl … | sh, bash <(curl …), source <(curl …), sh -c "$(wget …)",
 //	                                        base64 -d | sh, python3 <(wget -O- …), curl -o x.sh … && sh x.sh,
-//	                                        irm … | iex, [ScriptBlock]::Create(irm …), mshta/regsvr32 of a
-//	                                        URL; remote shells (nc -e, socat EXEC:); a program only known at
-//	                                        run time reading network data; network data evaluated as
-//	                                        arithmetic
+//	                                        curl … | tar x && ./x/install.sh, tar --to-command=sh fed a
+//	                                        download, sh -c "$(cat)" in a pipe from curl, printf/echo -e/$'…'
+//	                                        text with \x or octal escapes fed to a shell, awk system($0) or
+//	                                        exec(stdin) over network input, ${x@P}, irm … | iex,
+//	                                        [ScriptBlock]::Create(irm …), mshta/regsvr32 of a URL; remote
+//	                                        shells (nc -e, socat EXEC:); a program only known at run time
+//	                                        reading network data; network data evaluated as arithmetic
 //	eval                risky               eval in command position (however spelled: \eval, e''val, x=eval;
 //	                                        $x, command eval); Invoke-Expression of dynamic text. In a local
 //	                                        script file read from disk, eval of dynamic text is

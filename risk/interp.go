@@ -416,7 +416,19 @@ func (j *judge) interpreter(c *shell.Command) {
 		j.hit(c, ruleDynamicCommand, "%s runs code that is only known at run time", name)
 	}
 	if src.known {
+		before := len(j.reasons)
 		j.scanCode(c, l, src.code)
+		// Code that runs text only known at run time, while its input
+		// is network or decoded data, runs that data (awk '{system($0)}',
+		// exec(sys.stdin.read())).
+		if t := c.Stdin.Taint; t&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
+			for _, r := range j.reasons[before:] {
+				if r.Rule == ruleDynamicCommand.String() {
+					j.hitPipe(c, rulePipeToShell, "%s runs code it reads from its input, %s", name, taintText(t))
+					break
+				}
+			}
+		}
 	}
 }
 

@@ -106,6 +106,14 @@ func (f *Follower) Code(w Word, o Origin) {
 	f.p.nestedWord(w, o, f.cmd, f.p.childScope(f.sc, f.cmd), f.fr)
 }
 
+// CodeReading is Code for code that reads in on its standard input (tar
+// --to-command gets each file's content).
+func (f *Follower) CodeReading(w Word, o Origin, in Input) {
+	fr := *f.fr
+	fr.feed = &in
+	f.p.nestedWord(w, o, f.cmd, f.p.childScope(f.sc, f.cmd), &fr)
+}
+
 // Shell parses and walks text as shell code the command runs, reached in
 // the way o says; it reports whether the code could be analysed.
 func (f *Follower) Shell(text string, o Origin) bool {
@@ -195,10 +203,56 @@ func (p *parser) networkSource(c *Command) bool {
 	return t != nil && t.Network != nil && t.Network(c)
 }
 
-// decoder reports whether a command turns its input into hidden text.
+// decoder reports whether a command turns its input into hidden text, or
+// prints text its words hide in escapes (printf '\x72\x6d').
 func (p *parser) decoder(c *Command) bool {
 	t := p.tool(c.Name())
-	return t != nil && t.Decodes != nil && t.Decodes(c)
+	return t != nil && t.Decodes != nil && t.Decodes(c) || escapePrinter(c)
+}
+
+// escapePrinter reports whether printf, or echo -e, is given text with
+// escapes that hide characters from a reader: what it prints is decoded
+// data.
+func escapePrinter(c *Command) bool {
+	name := c.Name()
+	if name != "printf" && name != "echo" || len(c.Args) < 2 {
+		return false
+	}
+	if name == "echo" {
+		e := false
+		for _, a := range c.Args[1:] {
+			if a.Dynamic || !strings.HasPrefix(a.Value, "-") {
+				break
+			}
+			e = e || strings.Contains(a.Value, "e")
+		}
+		if !e {
+			return false
+		}
+	}
+	for _, a := range c.Args[1:] {
+		if !a.Dynamic && hiddenEscapes(a.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenEscapes reports whether text holds escapes that hide characters
+// from a reader: \xHH, \uHHHH, \UHHHHHHHH, \NNN octal, \cX.
+func hiddenEscapes(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		switch c := s[i+1]; {
+		case c == 'x' || c == 'u' || c == 'U' || c == 'c', c >= '0' && c <= '7':
+			return true
+		case c == '\\':
+			i++
+		}
+	}
+	return false
 }
 
 // Presume says the command may run words as a command (a program that is

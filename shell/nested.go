@@ -274,7 +274,7 @@ func (p *parser) scriptFileScope(cmd *Command, w Word, sc *scope, fr *frame) {
 		return
 	}
 	text, why := p.readFile(cmd, w, sc)
-	if abs, ok := cmd.Abs(w); ok && sc.shared.downloads[abs] {
+	if abs, ok := cmd.Abs(w); ok && sc.shared.downloaded(abs) {
 		sr.Taint |= Downloaded
 	}
 	if why != "" {
@@ -294,7 +294,7 @@ func (p *parser) readFile(cmd *Command, w Word, sc *scope) (string, string) {
 	if text, ok := sc.shared.venvScript(abs); ok {
 		return text, ""
 	}
-	if sc.shared.downloads[abs] {
+	if sc.shared.downloaded(abs) {
 		return "", "the script is downloaded by an earlier command"
 	}
 	if sc.shared.changed(abs) {
@@ -379,7 +379,7 @@ func (p *parser) pathLookup(cmd *Command, sc *scope, fr *frame) {
 		if !ok {
 			continue
 		}
-		if sc.shared.changed(abs) || sc.shared.downloads[abs] {
+		if sc.shared.changed(abs) || sc.shared.downloaded(abs) {
 			p.directRunPath(cmd, w, sc, fr)
 			return
 		}
@@ -404,7 +404,7 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: "the program's path is only known at run time"}
 		return
 	}
-	if sc.shared.downloads[abs] {
+	if sc.shared.downloaded(abs) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Taint: Downloaded, Why: "the program is downloaded by an earlier command"}
 		return
 	}

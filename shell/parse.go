@@ -257,10 +257,13 @@ type frame struct {
 	src      string
 	stdin    *Input
 	fromFile bool
+	// feed is the standard input of the code nested in this frame's
+	// command (a program that pipes data into the code it runs).
+	feed *Input
 }
 
 func (fr *frame) child(o Origin, parent *Command, src string) *frame {
-	return &frame{origin: o, parent: parent, depth: fr.depth + 1, src: src, fromFile: fr.fromFile}
+	return &frame{origin: o, parent: parent, depth: fr.depth + 1, src: src, fromFile: fr.fromFile, stdin: fr.feed}
 }
 
 func (fr *frame) text(n syntax.Node) string {
@@ -295,6 +298,9 @@ type shared struct {
 	funcCd    bool
 	trapCd    bool            // a trap action changes directory
 	downloads map[string]bool // absolute paths written by network commands
+	// downloadDirs are directories an archiver fed network data
+	// extracted into: anything under them may be downloaded.
+	downloadDirs []string
 	// written are files (and writtenDirs directories) that earlier
 	// commands of the script change: a script read from there now is not
 	// what will run.
@@ -810,7 +816,7 @@ func (p *parser) redirects(rs []*syntax.Redirect, sc *scope, fr *frame) ([]Redir
 				if red.Target.Proc {
 					in.Text, in.TextKnown = red.Target.Content, red.Target.ContentKnown
 				}
-				if !red.Target.Dynamic && sc.shared.downloads[p.abs(sc.dir, sc.dirKnown, red.Target.Value)] {
+				if !red.Target.Dynamic && sc.shared.downloaded(p.abs(sc.dir, sc.dirKnown, red.Target.Value)) {
 					in.Taint |= Downloaded
 				}
 			}

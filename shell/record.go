@@ -7,11 +7,11 @@ import (
 
 // markDownloaded taints arguments naming files fetched earlier.
 func (p *parser) markDownloaded(cmd *Command, sc *scope) {
-	if len(sc.shared.downloads) == 0 {
+	if len(sc.shared.downloads) == 0 && len(sc.shared.downloadDirs) == 0 {
 		return
 	}
 	for i, a := range cmd.Args {
-		if abs, ok := cmd.Abs(a); ok && sc.shared.downloads[abs] {
+		if abs, ok := cmd.Abs(a); ok && sc.shared.downloaded(abs) {
 			cmd.Args[i].Taint |= Downloaded
 		}
 	}
@@ -53,6 +53,35 @@ func (p *parser) recordDownload(cmd *Command, sc *scope, w Writes) {
 	for _, f := range w.Files {
 		add(f)
 	}
+	// What an archiver fed downloaded data extracts is downloaded too,
+	// wherever in its directory it lands (curl … | tar x; ./install.sh).
+	addDir := func(d string) {
+		if len(sc.shared.downloadDirs) < 64 {
+			sc.shared.downloadDirs = append(sc.shared.downloadDirs, d)
+		}
+	}
+	if w.Here && cmd.DirKnown {
+		addDir(cmd.Dir)
+	}
+	for _, d := range w.Dirs {
+		if abs, ok := cmd.Abs(d); ok {
+			addDir(abs)
+		}
+	}
+}
+
+// downloaded reports whether a file was written with data from the
+// network by an earlier command of the script.
+func (sh *shared) downloaded(abs string) bool {
+	if sh.downloads[abs] {
+		return true
+	}
+	for _, d := range sh.downloadDirs {
+		if abs == d || strings.HasPrefix(abs, d+"/") || d == "/" {
+			return true
+		}
+	}
+	return false
 }
 
 // recordWrites remembers what a command changes on disk, so that a local

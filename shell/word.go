@@ -334,6 +334,9 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 		case *syntax.SglQuoted:
 			if x.Dollar {
 				b.lit(ansiC(x.Value))
+				if hiddenEscapes(x.Value) {
+					b.taint |= Decoded
+				}
 			} else {
 				b.lit(x.Value)
 			}
@@ -731,6 +734,16 @@ func (p *parser) param(pe *syntax.ParamExp, sc *scope, fr *frame) (Word, bool) {
 				}
 			}
 			return Word{Value: v, Taint: val.Taint}.fix(), true
+		case syntax.OtherParamOps:
+			if hasOp && opw.Value == "P" {
+				// ${x@P} expands x as a prompt string: the command
+				// substitutions in its value run.
+				if known {
+					p.promptString(val.Value, sc, fr, nil)
+				} else {
+					p.emit(&Command{Args: []Word{{Value: fr.text(pe), Dynamic: true, Taint: val.Taint}}, Dir: sc.dir, DirKnown: sc.dirKnown}, fr.child(ConfigCommand, fr.parent, fr.src))
+				}
+			}
 		}
 		return dynWord(fr.text(pe)), false
 	}
@@ -1039,7 +1052,9 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 	}
 	inner := sc.clone()
 	cf := fr.child(CmdSubst, fr.parent, fr.src)
-	cf.stdin = nil
+	// A substitution in a command's words reads what that command would:
+	// in a pipeline, the pipe (curl … | sh -c "$(cat)").
+	cf.stdin = fr.stdin
 	var res pipeRes
 	start := len(p.prog.Commands)
 	for i, st := range cs.Stmts {

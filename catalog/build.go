@@ -18,8 +18,11 @@ var buildTools = map[string]*Tool{
 	"gmake": {Tool: shell.Tool{Args: makeArgs, Follow: followMake, Writes: makeWrites}},
 	"bmake": {Tool: shell.Tool{Args: makeArgs, Follow: followMake, Writes: makeWrites}},
 	"cmake": {Tool: shell.Tool{Writes: makeWrites}},
-	"ninja": {}, "meson": {},
-	"gcc": compiler, "g++": compiler, "cc": compiler, "c++": compiler, "clang": compiler, "clang++": compiler,
+	"ninja": buildsHere, "meson": buildsHere, "gradle": buildsHere, "mvn": buildsHere,
+	"swift": buildsHere, "stack": buildsHere, "cabal": buildsHere, "bazel": buildsHere, "ant": buildsHere,
+	"composer": {Tool: shell.Tool{Writes: installsInto("vendor", "install", "update", "require")}},
+	"bundle":   {Tool: shell.Tool{Writes: installsInto("vendor/bundle", "install"), Unwrap: subcommandRunner(map[string]*shell.ArgSpec{"exec": {}})}},
+	"gcc":      compiler, "g++": compiler, "cc": compiler, "c++": compiler, "clang": compiler, "clang++": compiler,
 	"rustc": compiler, "swiftc": compiler, "ghc": compiler, "gfortran": compiler, "tinygo": compiler, "ld": compiler,
 	"nvcc": compiler, "as": outputs,
 	"zig":   {Tool: shell.Tool{Writes: compilerWrites(false)}},
@@ -52,7 +55,8 @@ func goWrites(c *shell.Command) shell.Writes {
 	if len(args) < 2 || !slices.Contains([]string{"build", "test"}, args[1].Value) {
 		return shell.Writes{}
 	}
-	var w shell.Writes
+	// Without -o, go build writes the program in the working directory.
+	w := shell.Writes{BuiltHere: args[1].Value == "build"}
 	for i, a := range args {
 		if a.Value == "-o" && i+1 < len(args) {
 			w.Files = append(w.Files, args[i+1])
@@ -64,14 +68,33 @@ func goWrites(c *shell.Command) shell.Writes {
 	return w
 }
 
-// makeWrites: make may change anything under its directory (-C DIR).
+// makeWrites: make may change anything under its directory (-C DIR),
+// and build programs there; so may cmake (-B DIR, --build DIR).
 func makeWrites(c *shell.Command) shell.Writes {
-	w := shell.Writes{Here: true}
+	w := shell.Writes{Here: true, BuiltHere: true}
 	for _, d := range anyArgs.Values(c.Args, "C", "directory", 0) {
 		w.Dirs = append(w.Dirs, d)
+		w.BuiltDirs = append(w.BuiltDirs, d)
+	}
+	if c.Name() == "cmake" {
+		for _, d := range append(anyArgs.Values(c.Args, "B", "", 0), anyArgs.Values(c.Args, "", "build", 0)...) {
+			w.Dirs = append(w.Dirs, d)
+			w.BuiltDirs = append(w.BuiltDirs, d)
+		}
 	}
 	return w
 }
+
+// buildsHere is a build tool that writes and builds programs under its
+// working directory (ninja, meson, gradle, mvn, dotnet, swift, zig …).
+var buildsHere = &Tool{Tool: shell.Tool{Writes: func(c *shell.Command) shell.Writes {
+	w := shell.Writes{Here: true, BuiltHere: true}
+	for _, d := range anyArgs.Values(c.Args, "C", "", 0) {
+		w.Dirs = append(w.Dirs, d)
+		w.BuiltDirs = append(w.BuiltDirs, d)
+	}
+	return w
+}}}
 
 // installs reports whether a command installs programs or packages.
 func installs(c *shell.Command) bool {
@@ -101,10 +124,11 @@ func installTargets(c *shell.Command) []shell.Word {
 	return out
 }
 
-// npmWrites: npm, pnpm and yarn change the project (node_modules), and
-// --prefix/--cwd name other places.
+// npmWrites: npm, pnpm and yarn change the project (node_modules, whose
+// .bin holds the programs they install), and --prefix/--cwd name other
+// places.
 func npmWrites(c *shell.Command) shell.Writes {
-	w := shell.Writes{Here: true}
+	w := shell.Writes{Here: true, BuiltDirs: []shell.Word{shell.Static("node_modules")}}
 	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "prefix", 2)...)
 	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "cwd", 2)...)
 	return w
@@ -130,12 +154,17 @@ func uvWrites(c *shell.Command) shell.Writes {
 	if len(c.Args) > 1 && c.Args[1].Value == "venv" {
 		w.Venv = venvDir(c.Args[2:], ".venv")
 	}
+	if len(c.Args) > 1 && c.Args[1].Value == "sync" {
+		w.BuiltDirs = append(w.BuiltDirs, shell.Static(".venv"))
+	}
 	return w
 }
 
-// cargoWrites: cargo --root and --target-dir name where it writes.
+// cargoWrites: cargo --root and --target-dir name where it writes; it
+// builds programs into target/ (or --target-dir).
 func cargoWrites(c *shell.Command) shell.Writes {
-	var w shell.Writes
+	w := shell.Writes{BuiltDirs: []shell.Word{shell.Static("target")}}
+	w.BuiltDirs = append(w.BuiltDirs, anyArgs.Values(c.Args, "", "target-dir", 2)...)
 	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "root", 2)...)
 	w.Files = append(w.Files, anyArgs.Values(c.Args, "", "target-dir", 2)...)
 	return w
@@ -444,5 +473,16 @@ func followGoRun(f *shell.Follower) {
 	}
 	if i < len(args) {
 		f.Presume(args[i:])
+	}
+}
+
+// installsInto is a package manager that installs programs into dir
+// (composer's vendor/bin) when one of subs is its subcommand.
+func installsInto(dir string, subs ...string) func(c *shell.Command) shell.Writes {
+	return func(c *shell.Command) shell.Writes {
+		if w := SubWords(c, 1); len(w) == 1 && slices.Contains(subs, w[0]) {
+			return shell.Writes{Here: true, BuiltDirs: []shell.Word{shell.Static(dir)}}
+		}
+		return shell.Writes{}
 	}
 }

@@ -43,8 +43,12 @@
 //     which files earlier commands change (a local script changed earlier
 //     in the script is not read: its content on disk is not what will
 //     run; the activate script of a virtual environment created just
-//     before is the generator's); symbolic links the script creates
-//     ([Program].Links);
+//     before is the generator's; a file an earlier command writes with
+//     text known statically, echo … > x.sh or a heredoc to cat, is that
+//     text); programs earlier commands build or install (cc -o, make,
+//     cargo build, npm install, a virtual environment's bin), run later
+//     as programs, not unreadable scripts; symbolic links the script
+//     creates ([Program].Links);
 //   - the wrapper shapes Claude Code and Gemini CLI put around a command,
 //     recognised on the parsed program and peeled off ([Program].Wrapper),
 //     only when their own output file is in a temporary directory;

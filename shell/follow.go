@@ -58,8 +58,14 @@ type Writes struct {
 	Dirs []Word
 	Here bool
 	// Built are programs it writes (a compiler's -o FILE): running one
-	// later is running a program, not an unreadable script.
-	Built []Word
+	// later is running a program, not an unreadable script. BuiltDirs
+	// are directories where it builds or installs programs it does not
+	// name (make, cargo build's target, npm install's node_modules, a
+	// virtual environment's bin), and BuiltHere says so of its working
+	// directory.
+	Built     []Word
+	BuiltDirs []Word
+	BuiltHere bool
 	// Links are the symbolic links it makes, {target, name}.
 	Links [][2]Word
 	// Venv is the directory of a virtual environment it creates.

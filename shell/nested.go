@@ -297,6 +297,9 @@ func (p *parser) readFile(cmd *Command, w Word, sc *scope) (string, string) {
 	if sc.shared.downloaded(abs) {
 		return "", "the script is downloaded by an earlier command"
 	}
+	if text, ok := sc.shared.literalScript(abs); ok {
+		return text, ""
+	}
 	if sc.shared.changed(abs) {
 		return "", abs + " is changed by an earlier command, so its current content is not what will run"
 	}
@@ -408,6 +411,11 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Taint: Downloaded, Why: "the program is downloaded by an earlier command"}
 		return
 	}
+	if text, ok := sc.shared.literalScript(abs); ok {
+		// Written literally by an earlier command: judged by that text.
+		p.runText(cmd, w, []byte(text), sc, fr, false)
+		return
+	}
 	if sc.shared.built[abs] {
 		// Written by a compiler earlier in the script: a program.
 		return
@@ -415,6 +423,18 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 	changed := abs + " is changed by an earlier command, so its current content is not what will run"
 	if sc.shared.changedExactly(abs) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: changed}
+		return
+	}
+	if sc.shared.underBuilt(abs) {
+		// Where an earlier command of the script builds or installs
+		// programs (make, cargo build, npm install, a virtual
+		// environment): a program, judged like any other; a script that
+		// is there now is judged by what it says.
+		if p.opts.ReadScript != nil {
+			if data, err := p.opts.ReadScript(abs); err == nil && len(data) <= MaxScriptFile && !isBinary(data) {
+				p.runText(cmd, w, data, sc, fr, true)
+			}
+		}
 		return
 	}
 	if p.opts.ReadScript == nil {
@@ -443,17 +463,22 @@ func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: abs + " is neither a script nor a known executable format"}
 		return
 	}
+	p.runText(cmd, w, data, sc, fr, true)
+}
+
+// runText judges a script run directly by its text: shell code is
+// walked; a script for another interpreter (a python or node shebang) is
+// judged like running that interpreter on a file.
+func (p *parser) runText(cmd *Command, w Word, data []byte, sc *scope, fr *frame, fromFile bool) {
 	interp := shebang(data)
 	if interp != "" && !isShell(interp) {
-		// A script for another interpreter (python, node, …): judged like
-		// running that interpreter on a file.
 		return
 	}
 	child := p.childScope(sc, cmd)
 	child.arg0 = w
 	child.pos, child.posKnown = cmd.Args[1:], true
 	cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w}
-	cmd.Script.Known = p.nestedSh(string(data), ScriptFile, cmd, child, fr, true)
+	cmd.Script.Known = p.nestedSh(string(data), ScriptFile, cmd, child, fr, fromFile)
 }
 
 func isExecutableImage(data []byte) bool {

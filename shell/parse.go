@@ -308,6 +308,11 @@ type shared struct {
 	writtenDirs []string
 	anyWritten  bool            // a write to a place only known at run time
 	built       map[string]bool // programs a compiler writes (-o FILE)
+	builtDirs   []string        // directories where earlier commands build or install programs
+	// literal are files an earlier command wrote with text known
+	// statically (echo … > x.sh, a heredoc to cat > x.sh), while no
+	// later write touched them: a script read from one is that text.
+	literal map[string]string
 	// hashed are the programs hash -p bound to command names ("*": a
 	// name only known at run time).
 	hashed map[string][]Word

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"errors"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -90,6 +92,7 @@ func (sh *shared) downloaded(abs string) bool {
 // programs compilers build.
 func (p *parser) recordWrites(cmd *Command, sc *scope, w Writes) {
 	sh := sc.shared
+	lits := p.literalWrites(cmd, sc, w)
 	file := func(w Word) {
 		sh.writes++
 		if w.Proc {
@@ -106,10 +109,18 @@ func (p *parser) recordWrites(cmd *Command, sc *scope, w Writes) {
 			return
 		}
 		delete(sh.built, abs)
+		delete(sh.literal, abs)
 		if sh.written == nil {
 			sh.written = make(map[string]bool)
 		}
 		sh.written[abs] = true
+	}
+	forgetUnder := func(dir string) {
+		for f := range sh.literal {
+			if f == dir || strings.HasPrefix(f, dir+"/") || dir == "/" {
+				delete(sh.literal, f)
+			}
+		}
 	}
 	for _, r := range cmd.Redirs {
 		if r.Writes() {
@@ -126,15 +137,26 @@ func (p *parser) recordWrites(cmd *Command, sc *scope, w Writes) {
 		file(d)
 		if abs, ok := cmd.Abs(d); ok {
 			sh.writtenDirs = append(sh.writtenDirs, abs)
+			forgetUnder(abs)
 		}
 	}
 	if w.Here {
 		sh.writes++
 		if cmd.DirKnown {
 			sh.writtenDirs = append(sh.writtenDirs, cmd.Dir)
+			forgetUnder(cmd.Dir)
 		} else {
 			sh.anyWritten = true
+			sh.literal = nil
 		}
+	}
+	for _, d := range w.BuiltDirs {
+		if abs, ok := cmd.Abs(d); ok && !d.Dynamic && len(sh.builtDirs) < 64 {
+			sh.builtDirs = append(sh.builtDirs, abs)
+		}
+	}
+	if w.BuiltHere && cmd.DirKnown && len(sh.builtDirs) < 64 {
+		sh.builtDirs = append(sh.builtDirs, cmd.Dir)
 	}
 	for _, b := range w.Built {
 		if abs, ok := cmd.Abs(b); ok && !b.Dynamic {
@@ -149,7 +171,135 @@ func (p *parser) recordWrites(cmd *Command, sc *scope, w Writes) {
 	}
 	if w.Venv != "" {
 		p.recordVenv(cmd, sc, w.Venv)
+		if abs, ok := cmd.Abs(Static(path.Join(w.Venv, "bin"))); ok && len(sh.builtDirs) < 64 {
+			sh.builtDirs = append(sh.builtDirs, abs)
+		}
 	}
+	for abs, text := range lits {
+		if sh.literal == nil {
+			sh.literal = make(map[string]string)
+		}
+		if len(sh.literal) < 64 {
+			sh.literal[abs] = text
+		}
+	}
+}
+
+// literalWrites returns the files a command writes with text known
+// statically (echo … > FILE, cat > FILE <<EOF, printf … | tee FILE,
+// and >> to a file whose content is known), with their new content.
+func (p *parser) literalWrites(cmd *Command, sc *scope, w Writes) map[string]string {
+	if len(cmd.Wrappers) > 0 || len(cmd.Args) == 0 || cmd.Args[0].Dynamic {
+		return nil
+	}
+	sh := sc.shared
+	var out map[string]string
+	set := func(t Word, text string, appends bool) {
+		abs, ok := cmd.Abs(t)
+		if !ok || t.Proc || strings.HasPrefix(abs, "/dev/") {
+			return
+		}
+		if appends {
+			old, ok := p.currentText(abs, sc)
+			if !ok {
+				return // appended to a file whose content is not known
+			}
+			text = old + text
+		}
+		if len(text) > MaxScriptFile {
+			return
+		}
+		if out == nil {
+			out = make(map[string]string)
+		}
+		out[abs] = text
+	}
+	if cmd.Name() == "tee" && cmd.Stdin.TextKnown && cmd.Stdin.Taint == 0 {
+		appends := anyArgs.Has(cmd.Args, "a", "append")
+		for _, f := range w.Files {
+			set(f, cmd.Stdin.Text, appends)
+		}
+		return out
+	}
+	var redir []int
+	for i, r := range cmd.Redirs {
+		if r.Writes() && (r.Fd == -1 || r.Fd == 1) && (r.Op == ">" || r.Op == ">|" || r.Op == ">>") {
+			redir = append(redir, i)
+		}
+	}
+	if len(redir) != 1 || p.decoder(cmd) || taintOf(cmd.Args) != 0 {
+		return nil
+	}
+	plain := *cmd
+	plain.Redirs = nil
+	for _, r := range cmd.Redirs {
+		if !r.Writes() {
+			plain.Redirs = append(plain.Redirs, r)
+		}
+	}
+	in, inKnown := "", false
+	if cmd.Stdin.TextKnown && cmd.Stdin.Taint == 0 {
+		in, inKnown = cmd.Stdin.Text, true
+	}
+	text, ok := foldCommand(&plain, in, inKnown)
+	if !ok {
+		return nil
+	}
+	r := cmd.Redirs[redir[0]]
+	_ = sh
+	set(r.Target, text, r.Op == ">>")
+	return out
+}
+
+// currentText is a file's content at this point of the script, when it
+// is known: written literally earlier, a virtual environment's activate
+// script, or unchanged on disk.
+func (p *parser) currentText(abs string, sc *scope) (string, bool) {
+	sh := sc.shared
+	if text, ok := sh.literalScript(abs); ok {
+		return text, true
+	}
+	if text, ok := sh.venvScript(abs); ok {
+		return text, true
+	}
+	if sh.changed(abs) || sh.downloaded(abs) || p.opts.ReadScript == nil {
+		return "", false
+	}
+	data, err := p.opts.ReadScript(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", true
+		}
+		return "", false
+	}
+	if len(data) > MaxScriptFile || isBinary(data) {
+		return "", false
+	}
+	return string(data), true
+}
+
+// literalScript returns the text an earlier command wrote to a file,
+// when no later write touched it.
+func (sh *shared) literalScript(abs string) (string, bool) {
+	text, ok := sh.literal[abs]
+	if !ok || sh.anyWritten {
+		return "", false
+	}
+	return text, true
+}
+
+// underBuilt reports whether a file lies where an earlier command builds
+// or installs programs.
+func (sh *shared) underBuilt(abs string) bool {
+	if sh.built[abs] {
+		return true
+	}
+	for _, d := range sh.builtDirs {
+		if abs == d || strings.HasPrefix(abs, d+"/") || d == "/" {
+			return true
+		}
+	}
+	return false
 }
 
 // addLink records a symbolic link NAME → TARGET the script creates.

@@ -38,4 +38,16 @@
 // reads the process state from /proc and so works on Linux only; where
 // the command leads a session of its own, it is stopped with SIGSTOP,
 // which a program cannot catch to restore its screen.
+//
+// A safeexec inside another one's sandbox ([Outer]) is recognised under
+// bwrap only (its PID namespace is what tells the outer run's socket from
+// a forged one); under Landlock and seatbelt it refuses to run. What it
+// decides is advice inside a sandbox that already confines the command:
+// the command could run the same things without it. The records it sends
+// are written by the outer run, which vouches for the sandbox, policy and
+// user fields, but the command, verdict and exit status are as the inner
+// run reported them: a process in the sandbox can send records of its
+// own making (each marked with the outer run's id as "parent").
+// --output-limit keeps the newest bytes of a stream; a command that
+// prints without end still costs the time to print it.
 package safeexec

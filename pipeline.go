@@ -39,7 +39,8 @@ type pipeline struct {
 	scriptRun      []string
 	scriptClassify []string
 
-	log      *audit.Log
+	log      recorder // the audit log, or the outer run (Request.Outer)
+	id       string   // the record's id, once handed down
 	home     string
 	backend  sandbox.Backend
 	stripped []string // names of stripped variables
@@ -72,13 +73,18 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	// The audit log is opened before anything runs: a run that cannot be
-	// recorded does not happen.
-	log, err := audit.Open(pol.AuditPath, pol.AuditSync)
-	if err != nil {
-		return nil, fmt.Errorf("open audit log: %w", err)
+	// recorded does not happen. Inside another run's sandbox, that run
+	// writes the record.
+	if req.Outer != nil {
+		p.log = req.Outer
+	} else {
+		log, err := audit.Open(pol.AuditPath, pol.AuditSync)
+		if err != nil {
+			return nil, openLogError(err, req.Environ)
+		}
+		p.log = log
+		defer log.Close()
 	}
-	p.log = log
-	defer log.Close()
 
 	be, rep, derr := p.detect()
 	p.backend, p.out.Sandbox = be, sandbox.Assess(rep, sandbox.Mode(pol.Mode))
@@ -110,13 +116,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	}
 
 	sp := p.sandboxPolicy()
-	sp.ReadOnlyRoots = append(sp.ReadOnlyRoots, req.ReadDirs...)
-	if req.ReadOnly {
-		sp.WritableRoots, sp.CacheDir = nil, ""
-		sp.ReadOnlyRoots = append(sp.ReadOnlyRoots, req.Cwd)
-	} else {
-		p.agentOutput(sp)
-	}
+	p.adjustPolicy(sp)
 	if sp.CacheDir != "" {
 		env = sandbox.CacheEnv(sp.CacheDir, env)
 	}
@@ -127,7 +127,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		Stdout: req.Stdout,
 		Stderr: req.Stderr,
 	}
-	if pol.NetworkEnabled {
+	if pol.NetworkEnabled && req.Outer == nil {
 		if err := p.startNetwork(sp, cmd); err != nil {
 			p.out.ExitCode = ExitCodeError
 			p.finish()
@@ -148,6 +148,13 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	sigc := make(chan os.Signal, 8)
 	signal.Notify(sigc, forwarded...)
 	defer signal.Stop(sigc)
+	nested, err := p.handDown(sp, cmd)
+	if err != nil {
+		p.out.ExitCode = ExitCodeError
+		p.finish()
+		return &p.out, err
+	}
+	defer nested.close()
 	proc, err := be.Start(sp, cmd)
 	if err != nil {
 		if tty != nil {
@@ -202,6 +209,10 @@ func (p *pipeline) terminal(sp *sandbox.Policy, cmd *sandbox.Command) *ptyRelay 
 }
 
 func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {
+	if o := p.req.Outer; o != nil {
+		return nestedBackend{}, sandbox.Report{Backend: o.Backend, Level: o.Level,
+			Reason: "inside the sandbox of safeexec run " + o.Parent}, nil
+	}
 	want := p.req.Policy.Backend
 	if want == "none" {
 		return sandbox.None(), sandbox.Report{Backend: "none", Reason: "chosen with --sandbox none", Weak: true}, nil

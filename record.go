@@ -21,6 +21,9 @@ func (p *pipeline) finish() {
 func (p *pipeline) record() *audit.Record {
 	req, pol, out := p.req, p.req.Policy, &p.out
 	rec := audit.NewRecord()
+	if p.id != "" {
+		rec.ID = p.id
+	}
 	rec.Time = p.start
 	rec.Kind = audit.KindRun
 	rec.Cwd = req.Cwd

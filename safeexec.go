@@ -51,6 +51,11 @@ type Request struct {
 	// scripts the classifier may read (bash -e $RUNNER_TEMP/step.sh), shown
 	// read-only inside the sandbox even where the mode hides them.
 	ReadDirs []string
+	// Outer, when set (DetectOuter), is the safeexec run whose sandbox this
+	// process is in: the run takes Outer.Policy as Policy, starts no
+	// sandbox, proxy or terminal of its own, runs the command where it is,
+	// and sends its audit record to the outer run.
+	Outer *Outer
 	// ReadOnly leaves the command no writable place at all on the host:
 	// Policy.AllowWrite should be empty, and safeexec's own tool cache is
 	// not made writable either (its private temporary directory remains).

@@ -56,6 +56,12 @@ type Record struct {
 	// Kind is KindRun, KindHook or KindCheck ("" in records written
 	// before kinds existed: a run).
 	Kind string `json:"kind,omitempty"`
+	// Parent is the id of the run whose sandbox this one ran inside (a
+	// safeexec started inside another one's sandbox); "" otherwise. Such a
+	// record reaches the log through the outer run, which sets Parent and
+	// the sandbox and policy fields itself; the rest is as the inner run
+	// reported it.
+	Parent string `json:"parent,omitempty"`
 	// Agent is the agent whose hook was answered (kind "hook").
 	Agent string `json:"agent,omitempty"`
 	// ID is random hex, unique per invocation.

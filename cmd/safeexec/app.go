@@ -60,6 +60,11 @@ type env struct {
 	// jsonRun is set for a run with --json: errors are printed as a JSON
 	// result; jsonDone once one was printed.
 	jsonRun, jsonDone bool
+	// outerRun is the safeexec run whose sandbox this one is in, once
+	// looked for (outerDone).
+	outerRun  *safeexec.Outer
+	outerErr  error
+	outerDone bool
 	// raise is a signal to end with once everything is written (one that
 	// arrived while a question was shown).
 	raise os.Signal
@@ -85,7 +90,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		getenv: os.Getenv, lookupEnv: os.LookupEnv, environ: os.Environ(),
 		prompter: ttyPrompter{getenv: os.Getenv},
 	}
-	code := e.main(args)
+	var code int
+	if name := shimName(args[0]); name != "" {
+		code = e.shim(name, args[1:])
+	} else {
+		code = e.main(args)
+	}
 	if e.raise != nil {
 		raiseSignal(e.raise)
 	}
@@ -228,6 +238,12 @@ func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {
 // loadPolicyAt reads the configuration for a command run in cwd, with the
 // global flags applied and mode as --mode.
 func (e *env) loadPolicyAt(c *cli.Context, cwd, mode string) (*configs.Effective, error) {
+	if o := e.outer(); o != nil {
+		return e.nestedPolicy(c, o, mode)
+	}
+	if e.outerErr != nil {
+		return nil, exitf(safeexec.ExitCodeError, "%v", e.outerErr)
+	}
 	// urfave/cli looks a flag up through the parent contexts, so a
 	// subcommand's own --sandbox wins over the global one.
 	fl := configs.Flags{
@@ -339,6 +355,10 @@ func (e *env) request(c *cli.Context, pol *configs.Effective) *safeexec.Request 
 	}
 	if e.ci(c) {
 		e.applyCI(req)
+	}
+	if o := e.outer(); o != nil {
+		req.Outer = o
+		req.ReadDirs, req.ReadOnly = append(req.ReadDirs, o.ReadDirs...), req.ReadOnly || o.ReadOnly
 	}
 	return req
 }

@@ -82,6 +82,9 @@ func (e *env) helperRun(c *cli.Context) error {
 		cwd = hp.roots[0]
 	}
 
+	if o := e.outer(); o != nil {
+		return exitf(safeexec.ExitCodeError, "helper run: this is inside the sandbox of safeexec run %s already; helper run sets up a sandbox of its own policy, which cannot be done in there", o.Parent)
+	}
 	pol, err := e.loadPolicyAt(c, cwd, "")
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ func container(j *judge, c *shell.Command) {
 		return
 	}
 	spec := catalog.DockerRun()
+	j.hitDynamicOption(c, spec, rest, false, "reach into the host (--privileged, -v /:/host)")
 	rootfs := false
 	for a := range spec.Args(rest) {
 		if a.Operand {

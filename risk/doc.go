@@ -132,6 +132,11 @@
 //	                                        "$DIR", > "$OUT", curl -o"$X", a relative path after cd "$X" or cd
 //	                                        NAME with a CDPATH, tar -P, items piped into Remove-Item,
 //	                                        interpreter code deleting a run-time path)
+//	dynamic-option      needs_confirmation  a word only known at run time where a destructive command reads
+//	                                        its options, so that it alone could make the command destructive:
+//	                                        git reset $MODE, git push $FLAGS origin, git checkout $X, rm $OPTS
+//	                                        x, rsync $OPTS, find . $ACTION, docker run $ARGS img, chmod $MODE
+//	                                        f
 //	unreadable-script   needs_confirmation  a script that cannot be read: sh missing.sh, source ./env.sh when
 //	                                        absent, bash < script.sh outside the roots, cat cmds.txt | sh, an
 //	                                        interactive shell, ./x.sh too large or unreadable

@@ -45,12 +45,14 @@ var fileFoldJudges = map[string]judgeFunc{
 // --delete-excluded, …) delete files in the destination that the source
 // does not have.
 func rsyncDelete(j *judge, c *shell.Command) {
-	for a := range catalog.Args("rsync").Args(c.Args) {
+	spec := catalog.Args("rsync")
+	for a := range spec.Args(c.Args) {
 		if a.Long && !a.Operand && strings.HasPrefix(a.Name, "del") {
 			j.hit(c, ruleRecursiveRm, "rsync --%s deletes files in the destination", a.Name)
 			return
 		}
 	}
+	j.hitDynamicOption(c, spec, c.Args, true, "delete files (--delete)")
 }
 
 // rm -r in any spelling removes a tree (in PowerShell rm is Remove-Item).
@@ -59,9 +61,12 @@ func rm(j *judge, c *shell.Command) {
 		removeItem(j, c)
 		return
 	}
-	if catalog.Args("rm").Has(c.Args, "rR", "recursive") {
+	spec := catalog.Args("rm")
+	if spec.Has(c.Args, "rR", "recursive") {
 		j.hit(c, ruleRecursiveRm, "removes directories recursively")
+		return
 	}
+	j.hitDynamicOption(c, spec, c.Args, true, "recursive")
 }
 
 func shred(j *judge, c *shell.Command) {
@@ -123,6 +128,7 @@ func (j *judge) chmod(c *shell.Command) {
 	}
 	mode := ops[0]
 	if mode.Dynamic {
+		j.hit(c, ruleDynamicOption, "chmod %s: a mode only known at run time could let every user write", mode.Value)
 		return
 	}
 	j.mode(c, mode.Value)
@@ -180,6 +186,12 @@ func isOctal(s string) bool {
 func (j *judge) find(c *shell.Command) {
 	deletes, what := catalog.FindDeletes(c)
 	if !deletes {
+		for _, a := range c.Args[1:] {
+			if a.Dynamic && (a.Prefix == "" || strings.HasPrefix(a.Prefix, "-")) && !strings.Contains(a.Value, "{}") {
+				j.hit(c, ruleDynamicOption, "find %s: a value only known at run time could make it delete (-delete, -exec rm)", a.Value)
+				break
+			}
+		}
 		return
 	}
 	for _, w := range what {

@@ -39,6 +39,9 @@ func (j *judge) git(c *shell.Command) {
 			j.hit(c, ruleGitHooksPath, "git %s --template copies hooks from %s into the new repository", sub, t.Value)
 		}
 	}
+	if gitDestructiveSubs[sub] {
+		j.hitDynamicOption(c, spec, rest, false, "destructive ("+sub+")")
+	}
 	switch sub {
 	case "reset":
 		for _, mode := range []string{"hard", "merge", "keep"} {
@@ -138,6 +141,11 @@ func (j *judge) git(c *shell.Command) {
 		j.gitConfig(c, rest)
 	}
 }
+
+// gitDestructiveSubs are the subcommands that one option or operand can
+// make destructive (reset --hard, push --force, checkout ., …).
+var gitDestructiveSubs = map[string]bool{"reset": true, "push": true, "clean": true, "branch": true, "checkout": true,
+	"switch": true, "stash": true, "rm": true, "gc": true, "reflog": true, "read-tree": true, "update-ref": true, "prune": true}
 
 // gitFalse reports whether a git boolean value is false.
 func gitFalse(v string) bool {

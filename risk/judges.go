@@ -99,3 +99,32 @@ func hasWordFold(args []shell.Word, set ...string) bool {
 // anyArgs reads the options of programs whose options are not described:
 // none takes a value unless the question says so.
 var anyArgs = &shell.ArgSpec{}
+
+// dynamicOption finds a word only known at run time where a program
+// reads its options: a word whose known part is empty or starts with a
+// dash (an option cluster or long option it could complete), among the
+// words before the first operand that is known (anywhere, when anywhere
+// is set: programs that read options after operands).
+func dynamicOption(spec *shell.ArgSpec, args []shell.Word, anywhere bool) (shell.Word, bool) {
+	for a := range spec.Args(args) {
+		w := args[a.At]
+		switch {
+		case a.Partial:
+			return w, true
+		case !a.Operand:
+		case w.Dynamic && (w.Prefix == "" || strings.HasPrefix(w.Prefix, "-")):
+			return w, true
+		case !w.Dynamic && !anywhere:
+			return shell.Word{}, false
+		}
+	}
+	return shell.Word{}, false
+}
+
+// hitDynamicOption reports a run-time word that could be an option of
+// a destructive command.
+func (j *judge) hitDynamicOption(c *shell.Command, spec *shell.ArgSpec, args []shell.Word, anywhere bool, what string) {
+	if w, ok := dynamicOption(spec, args, anywhere); ok {
+		j.hit(c, ruleDynamicOption, "%s %s: a value only known at run time could make it %s", c.Name(), w.Value, what)
+	}
+}

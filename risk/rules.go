@@ -47,6 +47,7 @@ const (
 	ruleGitConfigExec
 	ruleDynamicCommand
 	ruleDynamicTarget
+	ruleDynamicOption
 	ruleUnreadableScript
 	ruleInterpreterCode
 	rulePreload
@@ -114,6 +115,7 @@ var rules = [ruleEnd]RuleInfo{
 	ruleGitConfigExec:     {"git-config-exec", NeedsConfirmation, "git config storing a command git runs later (core.pager, core.sshCommand, alias.x=!…, core.hooksPath, …); what the command would run is classified as well"},
 	ruleDynamicCommand:    {"dynamic-command", NeedsConfirmation, "a command name, or code run by a shell/eval/interpreter, that is only known at run time ($CMD, sh -c \"$X\", sed s///e, python exec(bytes…)); git configuration from a file or the environment (include.path, GIT_CONFIG_GLOBAL, --config-env) or programs from GIT_EXEC_PATH"},
 	ruleDynamicTarget:     {"dynamic-target", NeedsConfirmation, "a write or delete whose target is only known at run time (rm -rf \"$DIR\", > \"$OUT\", curl -o\"$X\", a relative path after cd \"$X\" or cd NAME with a CDPATH, tar -P, items piped into Remove-Item, interpreter code deleting a run-time path)"},
+	ruleDynamicOption:     {"dynamic-option", NeedsConfirmation, "a word only known at run time where a destructive command reads its options, so that it alone could make the command destructive: git reset $MODE, git push $FLAGS origin, git checkout $X, rm $OPTS x, rsync $OPTS, find . $ACTION, docker run $ARGS img, chmod $MODE f"},
 	ruleUnreadableScript:  {"unreadable-script", NeedsConfirmation, "a script that cannot be read: sh missing.sh, source ./env.sh when absent, bash < script.sh outside the roots, cat cmds.txt | sh, an interactive shell, ./x.sh too large or unreadable"},
 	ruleInterpreterCode:   {"interpreter-code", NeedsConfirmation, "interpreter code (python -c, node -e, perl -e, awk …) whose text, with quotes and commas flattened, reads like a dangerous command"},
 	rulePreload:           {"preload", NeedsConfirmation, "LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES set for a command, bash's enable -f"},

@@ -31,6 +31,8 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 	if cmd.Args[0].Dynamic {
 		// The name is only known at run time; it may expand to nothing or
 		// to a wrapper, so the words after it are judged as a command too.
+		// It may name any function of the script.
+		sc.shared.dynCall = true
 		if len(cmd.Args) > 1 && !cmd.Args[1].Dynamic && fr.origin != Maybe {
 			child := &Command{Args: cmd.Args[1:], Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin}
 			cf := fr.child(Maybe, cmd, fr.src)
@@ -134,8 +136,11 @@ func (p *parser) finish(cmd *Command, sc *scope, fr *frame) {
 		followed := p.follow(cmd, p.tool(name), sc, fr)
 		switch {
 		case sc.shared.funcs[name]:
-			// A function of the script: its body was walked where it was
-			// defined.
+			// A function of the script: its body is walked with this
+			// call's arguments (or once with unknown ones at the end).
+			if fr.origin != Maybe {
+				p.callFunc(cmd, sc, fr)
+			}
 			if sc.shared.funcCd {
 				sc.dirKnown = false
 			}

@@ -87,6 +87,9 @@ type parser struct {
 	// expanding are the aliases being followed (an alias is not
 	// expanded inside itself).
 	expanding map[string]bool
+	// calling are the functions whose bodies are being walked for a
+	// call (recursion is not followed).
+	calling map[string]bool
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -133,6 +136,7 @@ func Parse(src string, opts Options) (prog *Program) {
 			p.prog.WrapperCommand = inner.src
 			fr.src, fr.stdin = inner.src, inner.stdin
 			p.walkStmts(inner.Stmts, sc, fr)
+			p.uncalledFuncs(sc)
 			if inner.err == errTooComplex {
 				p.issue(TooComplex, Eval, inner.err.Error())
 			} else if inner.err != nil {
@@ -142,6 +146,7 @@ func Parse(src string, opts Options) (prog *Program) {
 		}
 	}
 	p.walkStmts(f.Stmts, sc, fr)
+	p.uncalledFuncs(sc)
 	return p.prog
 }
 
@@ -249,6 +254,13 @@ func nestingDepth(src string) int {
 	return max
 }
 
+// funcBody is a function the script defines.
+type funcBody struct {
+	body *syntax.Stmt
+	sc   *scope
+	fr   *frame
+}
+
 // frame is the context a statement is walked in.
 type frame struct {
 	origin   Origin
@@ -293,7 +305,14 @@ type scope struct {
 
 // shared is state common to every scope of one Parse call.
 type shared struct {
-	volatile  map[string]bool // variables assigned inside functions
+	volatile map[string]bool // variables assigned inside functions
+	// bodies are the functions the script defines, with the scope and
+	// frame of their definition; called says which were called by name
+	// with their arguments followed; dynCall that some command's name is
+	// only known at run time (it may name any function).
+	bodies    map[string]funcBody
+	called    map[string]bool
+	dynCall   bool
 	funcs     map[string]bool
 	funcCd    bool
 	trapCd    bool            // a trap action changes directory
@@ -607,18 +626,34 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 		sc.merge(b)
 	case *syntax.ForClause:
 		p.forgetAssigned(c, sc)
+		walked := false
 		switch l := c.Loop.(type) {
 		case *syntax.WordIter:
-			p.fieldsOf(l.Items, sc, fr)
+			items := p.fieldsOf(l.Items, sc, fr)
+			if len(items) > 0 && len(items) <= maxLoopValues && staticWords(items) {
+				// The variable takes each of a literal list's values (a
+				// pattern stands for the names it matches).
+				var branches []*scope
+				for _, it := range items {
+					b := sc.clone()
+					b.setVar(l.Name.Value, varVal{w: it})
+					p.walkStmts(c.Do, b, fr)
+					branches = append(branches, b)
+				}
+				sc.merge(branches...)
+				walked = true
+			}
 			sc.setVar(l.Name.Value, varVal{w: dynWord("$" + l.Name.Value)})
 		case *syntax.CStyleLoop:
 			p.walkArith(l.Init, sc, fr)
 			p.walkArith(l.Cond, sc, fr)
 			p.walkArith(l.Post, sc, fr)
 		}
-		b := sc.clone()
-		p.walkStmts(c.Do, b, fr)
-		sc.merge(b)
+		if !walked {
+			b := sc.clone()
+			p.walkStmts(c.Do, b, fr)
+			sc.merge(b)
+		}
 	case *syntax.CaseClause:
 		p.single(c.Word, sc, fr, false)
 		var branches []*scope
@@ -632,10 +667,23 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 		}
 		sc.merge(branches...)
 	case *syntax.FuncDecl:
-		// The body runs whenever the function is called: classify it now,
-		// in a scope where nothing it assigns is trusted later.
-		b := sc.clone()
-		p.walkStmt(c.Body, b, fr)
+		// The body runs whenever the function is called: it is walked
+		// at each call with the call's arguments, and once more at the
+		// end with unknown ones unless every call was seen.
+		sh := sc.shared
+		if c.Name == nil {
+			p.walkStmt(c.Body, sc.clone(), fr)
+			break
+		}
+		if sh.bodies == nil {
+			sh.bodies = make(map[string]funcBody)
+		}
+		if prev, ok := sh.bodies[c.Name.Value]; ok {
+			// Redefined: the earlier body may have run with any arguments.
+			p.walkStmt(prev.body, prev.sc, prev.fr)
+		}
+		sh.bodies[c.Name.Value] = funcBody{body: c.Body, sc: sc.clone(), fr: fr}
+		delete(sh.called, c.Name.Value)
 	case *syntax.ArithmCmd:
 		p.walkArith(c.X, sc, fr)
 		p.forgetArith(c.X, sc)
@@ -1009,4 +1057,67 @@ func andChain(c *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
 		out = append(out, c.X)
 	}
 	return append(out, c.Y)
+}
+
+// uncalledFuncs walks the bodies of the functions no call was followed
+// into (or all of them, when a command name only known at run time may
+// call any), with unknown arguments.
+func (p *parser) uncalledFuncs(sc *scope) {
+	sh := sc.shared
+	for len(sh.bodies) > 0 {
+		var name string
+		for n := range sh.bodies {
+			if name == "" || n < name {
+				name = n
+			}
+		}
+		fb := sh.bodies[name]
+		delete(sh.bodies, name)
+		if !sh.called[name] || sh.dynCall {
+			p.walkStmt(fb.body, fb.sc, fb.fr)
+		}
+	}
+}
+
+// callFunc walks the body of a function the script defined with the
+// arguments of a call (retry npm ci runs npm ci).
+func (p *parser) callFunc(cmd *Command, sc *scope, fr *frame) bool {
+	name := cmd.Name()
+	fb, ok := sc.shared.bodies[name]
+	if !ok || p.calling[name] || len(p.calling) >= 8 {
+		return false
+	}
+	for _, a := range cmd.Args[1:] {
+		if a.Dynamic {
+			return false // unknown arguments: walked once, at the end
+		}
+	}
+	if p.calling == nil {
+		p.calling = make(map[string]bool)
+	}
+	p.calling[name] = true
+	defer delete(p.calling, name)
+	if sc.shared.called == nil {
+		sc.shared.called = make(map[string]bool)
+	}
+	if len(sc.shared.called) > 256 {
+		return false
+	}
+	sc.shared.called[name] = true
+	b := sc.clone()
+	b.pos, b.posKnown = cmd.Args[1:], true
+	p.walkStmt(fb.body, b, fr)
+	return true
+}
+
+// maxLoopValues bounds the values of a loop variable followed one by one.
+const maxLoopValues = 8
+
+func staticWords(ws []Word) bool {
+	for _, w := range ws {
+		if w.Dynamic {
+			return false
+		}
+	}
+	return true
 }

@@ -102,7 +102,8 @@ func TestDynamic(t *testing.T) {
 		{`rm -rf /etc/$X`, 2, "/etc/"},
 		{`cat ~/.ssh/$K`, 1, "/home/u/.ssh/"},
 		{`x=a; if y; then x=b; fi; echo $x`, 1, ""},
-		{`for i in a b; do echo $i; done`, 1, ""},
+		{`for i in $(ls); do echo $i; done`, 1, ""},
+		{`for i in 1 2 3 4 5 6 7 8 9; do echo $i; done`, 1, ""},
 		{`read v; echo $v`, 1, ""},
 		{`echo $RANDOM`, 1, ""},
 	}
@@ -298,5 +299,39 @@ func TestGlobMatch(t *testing.T) {
 		if got := shell.GlobMatch(tc.pat, tc.s); got != tc.ok {
 			t.Errorf("GlobMatch(%q, %q) = %v", tc.pat, tc.s, got)
 		}
+	}
+}
+
+// Dynamic values take what they can reach: a loop variable the values of
+// a literal list or the names a pattern matches, "$@" in a function the
+// arguments of each call.
+func TestReachableValues(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string // the arguments of the commands named rm, in order
+	}{
+		{`for f in a b; do rm "$f"; done`, "a|b"},
+		{`for f in src/*.ts; do rm "$f"; done`, "src/*.ts"},
+		{`f() { rm "$@"; }; f x y; f z`, "x y|z"},
+		{`retry() { "$@"; }; retry rm -f x`, "-f x"},
+		{`f() { rm "$1"; }`, `"$1"`},
+		{`f() { rm "$1"; }; f a; $g b`, `a|"$1"`},
+		{`f() { f "$@"; rm "$1"; }; f a`, "a"},
+		{`f() { rm "$1"; }; f "$x"`, `"$1"`},
+	} {
+		prog := shell.Parse(tc.src, testOpts)
+		var got []string
+		for _, c := range prog.Commands {
+			if c.Name() == "rm" {
+				got = append(got, strings.Join(c.Values()[1:], " "))
+			}
+		}
+		if strings.Join(got, "|") != tc.want {
+			t.Errorf("%q: rm got %q, want %q%s", tc.src, strings.Join(got, "|"), tc.want, dump(prog))
+		}
+	}
+	prog := shell.Parse(`for f in src/*.ts; do rm "$f"; done`, testOpts)
+	if c := find(prog, "rm"); c == nil || !c.Args[1].Glob {
+		t.Errorf("a loop over a pattern: the value is not a pattern%s", dump(prog))
 	}
 }

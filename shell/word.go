@@ -360,6 +360,11 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 				}
 				continue
 			}
+			if w.Glob {
+				// A value that stands for the names a pattern matches (a
+				// loop over a glob).
+				b.glob = true
+			}
 			if quoted {
 				b.lit(w.Value)
 			} else {

@@ -13,12 +13,16 @@ import (
 // safeexec a new wrapper is one line here: its name, Wraps, and the
 // options that take a value.
 
-var sudoArgs = &shell.ArgSpec{Short: "CDgpRrTtUu", Stop: "elvVK", Long: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, StopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}
-var timeoutArgs = &shell.ArgSpec{Short: "sk", Long: []string{"signal", "kill-after"}, Positional: 1}
-var flockArgs = &shell.ArgSpec{Short: "wEc", Long: []string{"timeout", "conflict-exit-code", "command"}, Positional: 1}
+var sudoArgs = &shell.ArgSpec{Abbrev: true, Short: "CDgpRrTtUu", Stop: "elvVK", Long: []string{"close-from", "chdir", "group", "host", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user"}, StopLong: []string{"edit", "list", "validate", "version", "remove-timestamp"}}
+var timeoutArgs = &shell.ArgSpec{Abbrev: true, Short: "sk", Long: []string{"signal", "kill-after"}, Positional: 1}
+var flockArgs = &shell.ArgSpec{Abbrev: true, Short: "wEc", Long: []string{"timeout", "conflict-exit-code", "command"}, Positional: 1}
 
-// wraps is a wrapper whose options spec describes.
+// wraps is a wrapper whose options spec describes. Most wrappers read
+// their options with getopt_long, which accepts unambiguous prefixes of
+// long options (timeout --sig KILL); for one that does not, a prefix it
+// would refuse is harmless to resolve.
 func wraps(spec shell.ArgSpec) *Tool {
+	spec.Abbrev = true
 	return &Tool{Tool: shell.Tool{Wraps: true, Args: &spec}}
 }
 

@@ -32,12 +32,9 @@ type pipeline struct {
 	req   *Request
 	start time.Time
 	out   Outcome
-	// shell runs a script request; scriptRun and scriptClassify are its
-	// argument vectors to run and to classify (nil: classify the script
-	// as bash).
-	shell          scriptShell
-	scriptRun      []string
-	scriptClassify []string
+	// shell runs a script request with the argument vector scriptRun.
+	shell     scriptShell
+	scriptRun []string
 
 	log      recorder // the audit log, or the outer run (Request.Outer)
 	id       string   // the record's id, once handed down
@@ -231,19 +228,16 @@ func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {
 	req := p.req
 	p.env, p.sandboxed = env, sandboxed
 	rc := withReadDirs(riskContext(req.Policy, req.Cwd, p.home, env, sandboxed), req)
-	return classifyRequest(req, p.scriptClassify, rc)
+	return classifyRequest(req, p.shell, rc)
 }
 
 // classifyRequest judges argv, or a script in the language of the shell
-// that runs it: classify is that shell's argument vector (pwsh -Command
-// SCRIPT, cmd /c SCRIPT), nil for bash and sh.
-func classifyRequest(req *Request, classify []string, rc *risk.Context) risk.Verdict {
-	switch {
-	case !req.IsScript:
+// that runs it.
+func classifyRequest(req *Request, sh scriptShell, rc *risk.Context) risk.Verdict {
+	if !req.IsScript {
 		return risk.ClassifyArgv(req.Argv, rc)
-	case classify != nil:
-		return risk.ClassifyArgv(classify, rc)
 	}
+	rc.Dialect = sh.dialect()
 	return risk.ClassifyScript(req.Script, rc)
 }
 
@@ -257,11 +251,11 @@ func (p *pipeline) resolveShell() error {
 	if err != nil {
 		return err
 	}
-	run, classify, err := sh.scriptArgv(p.req.Script, p.req.ScriptArgs)
+	run, err := sh.scriptArgv(p.req.Script, p.req.ScriptArgs)
 	if err != nil {
 		return err
 	}
-	p.shell, p.scriptRun, p.scriptClassify = sh, run, classify
+	p.shell, p.scriptRun = sh, run
 	return nil
 }
 

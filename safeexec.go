@@ -202,18 +202,19 @@ func Classify(req *Request, backend string) risk.Verdict {
 	home, _ := os.UserHomeDir()
 	env, _ := filterEnv(req.Policy, req.Environ)
 	rc := withReadDirs(riskContext(req.Policy, req.Cwd, home, env, backend != "none" && backend != ""), req)
-	var classify []string
+	var sh scriptShell
 	if req.IsScript {
-		sh, err := resolveShell(req.Policy.Shell, shellHostFor(), false)
+		var err error
+		sh, err = resolveShell(req.Policy.Shell, shellHostFor(), false)
 		if err == nil {
-			_, classify, err = sh.scriptArgv(req.Script, req.ScriptArgs)
+			_, err = sh.scriptArgv(req.Script, req.ScriptArgs)
 		}
 		if err != nil {
 			return risk.Verdict{Tier: risk.NeedsConfirmation, Reasons: []risk.Reason{{
 				Rule: "parse-error", Tier: risk.NeedsConfirmation, Detail: err.Error()}}}
 		}
 	}
-	return classifyRequest(req, classify, rc)
+	return classifyRequest(req, sh, rc)
 }
 
 // Run takes a request through the whole pipeline. It returns an Outcome

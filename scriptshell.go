@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/safeexec/safeexec/shell"
 )
 
 // Shells that run a script (safeexec -c SCRIPT): the value of --shell and
@@ -235,34 +237,36 @@ func windowsPowerShell(h shellHost) string {
 }
 
 // scriptArgv is the argument vector that runs script under sh. args are
-// $0, $1, … and only bash and sh take them. classify is the same vector
-// with the program's plain name, which the classifier reads: a script
-// is judged in the language that will run it.
-func (sh scriptShell) scriptArgv(script string, args []string) (run, classify []string, err error) {
+// $0, $1, … and only bash and sh take them.
+func (sh scriptShell) scriptArgv(script string, args []string) ([]string, error) {
 	switch sh.Kind {
 	case ShellBash, shellSh:
-		run = append([]string{sh.Path, "-c", script}, args...)
-		return run, nil, nil
+		return append([]string{sh.Path, "-c", script}, args...), nil
 	case ShellPowerShell, ShellPwsh:
 		if len(args) > 0 {
-			return nil, nil, fmt.Errorf("script arguments (%s) are passed only to bash and sh, not to --shell %s", quoteArgs(args), sh.Kind)
+			return nil, fmt.Errorf("script arguments (%s) are passed only to bash and sh, not to --shell %s", quoteArgs(args), sh.Kind)
 		}
-		opts := []string{"-NoLogo", "-NoProfile", "-NonInteractive", "-Command", script}
-		name := "pwsh"
-		if sh.Kind == ShellPowerShell {
-			name = "powershell"
-		}
-		return append([]string{sh.Path}, opts...), append([]string{name}, opts...), nil
+		return []string{sh.Path, "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", script}, nil
 	case ShellCmd:
 		if len(args) > 0 {
-			return nil, nil, fmt.Errorf("script arguments (%s) are passed only to bash and sh, not to --shell cmd", quoteArgs(args))
+			return nil, fmt.Errorf("script arguments (%s) are passed only to bash and sh, not to --shell cmd", quoteArgs(args))
 		}
 		// /d: no AutoRun commands from the registry; /s: the script is
 		// everything between the first and the last quote, as it is.
-		opts := []string{"/d", "/s", "/c", script}
-		return append([]string{sh.Path}, opts...), append([]string{"cmd"}, opts...), nil
+		return []string{sh.Path, "/d", "/s", "/c", script}, nil
 	}
-	return nil, nil, fmt.Errorf("unknown shell %q", sh.Kind)
+	return nil, fmt.Errorf("unknown shell %q", sh.Kind)
+}
+
+// dialect is the language the classifier reads the shell's scripts in.
+func (sh scriptShell) dialect() shell.Dialect {
+	switch sh.Kind {
+	case ShellPowerShell, ShellPwsh:
+		return shell.PowerShell
+	case ShellCmd:
+		return shell.Cmd
+	}
+	return shell.Sh
 }
 
 func quoteArgs(args []string) string {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/safeexec/safeexec/shell"
 )
 
 // fakeHost is a machine laid out under a temporary directory: files that
@@ -190,28 +192,27 @@ func TestResolveShellUnix(t *testing.T) {
 
 func TestScriptArgv(t *testing.T) {
 	for _, tc := range []struct {
-		sh            scriptShell
-		args          []string
-		run, classify []string
-		fails         bool
+		sh      scriptShell
+		args    []string
+		run     []string
+		dialect shell.Dialect
+		fails   bool
 	}{
 		{sh: scriptShell{ShellBash, "/bin/bash"}, args: []string{"n", "1"},
-			run: []string{"/bin/bash", "-c", "S", "n", "1"}},
+			run: []string{"/bin/bash", "-c", "S", "n", "1"}, dialect: shell.Sh},
+		{sh: scriptShell{shellSh, "/bin/sh"}, run: []string{"/bin/sh", "-c", "S"}, dialect: shell.Sh},
 		{sh: scriptShell{ShellPwsh, `C:\pwsh.exe`},
-			run:      []string{`C:\pwsh.exe`, "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "S"},
-			classify: []string{"pwsh", "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "S"}},
+			run: []string{`C:\pwsh.exe`, "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "S"}, dialect: shell.PowerShell},
 		{sh: scriptShell{ShellPowerShell, "powershell.exe"},
-			run:      []string{"powershell.exe", "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "S"},
-			classify: []string{"powershell", "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "S"}},
+			run: []string{"powershell.exe", "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "S"}, dialect: shell.PowerShell},
 		{sh: scriptShell{ShellCmd, `C:\Windows\System32\cmd.exe`},
-			run:      []string{`C:\Windows\System32\cmd.exe`, "/d", "/s", "/c", "S"},
-			classify: []string{"cmd", "/d", "/s", "/c", "S"}},
-		{sh: scriptShell{ShellCmd, "cmd.exe"}, args: []string{"x"}, fails: true},
-		{sh: scriptShell{ShellPwsh, "pwsh"}, args: []string{"x"}, fails: true},
+			run: []string{`C:\Windows\System32\cmd.exe`, "/d", "/s", "/c", "S"}, dialect: shell.Cmd},
+		{sh: scriptShell{ShellCmd, "cmd.exe"}, args: []string{"x"}, fails: true, dialect: shell.Cmd},
+		{sh: scriptShell{ShellPwsh, "pwsh"}, args: []string{"x"}, fails: true, dialect: shell.PowerShell},
 	} {
-		run, classify, err := tc.sh.scriptArgv("S", tc.args)
-		if tc.fails != (err != nil) || !slices.Equal(run, tc.run) || !slices.Equal(classify, tc.classify) {
-			t.Errorf("%+v %q: run %q classify %q err %v", tc.sh, tc.args, run, classify, err)
+		run, err := tc.sh.scriptArgv("S", tc.args)
+		if tc.fails != (err != nil) || !slices.Equal(run, tc.run) || tc.sh.dialect() != tc.dialect {
+			t.Errorf("%+v %q: run %q dialect %v err %v", tc.sh, tc.args, run, tc.sh.dialect(), err)
 		}
 	}
 }

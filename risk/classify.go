@@ -55,7 +55,7 @@ func classify(prog *shell.Program, e *env) (v Verdict) {
 
 func (e *env) shellOptions() shell.Options {
 	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env, FoldNames: e.fold || e.platformKey() == "windows",
-		Tools: catalog.Tools, Vars: catalog.Vars, Programs: knownProgram}
+		Tools: catalog.Tools, Vars: catalog.Vars, Programs: knownProgram, Dialect: e.c.Dialect}
 	if e.c.ReadScript != nil {
 		o.ReadScript = e.readScript
 	}

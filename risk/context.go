@@ -1,5 +1,7 @@
 package risk
 
+import "github.com/safeexec/safeexec/shell"
+
 // Rules are the user's command-prefix patterns, matched against normalised
 // commands (for example "git push origin main" or "npm publish").
 type Rules struct {
@@ -50,6 +52,10 @@ type Context struct {
 	// Platform is the GOOS whose paths and shells apply ("linux",
 	// "darwin", "windows"). Empty means runtime.GOOS.
 	Platform string
+	// Dialect is the language of a script (ClassifyScript): shell.Sh
+	// (bash, the zero value), shell.PowerShell or shell.Cmd, as the shell
+	// that runs it.
+	Dialect shell.Dialect
 	// Env holds the values of environment variables the command will see
 	// (after secret stripping) that may be folded into words ($TMPDIR,
 	// $USER). Variables not listed, other than HOME and PWD, are unknown.

@@ -71,6 +71,10 @@ type Options struct {
 	// that names a known program, they are judged as a command too (gdb
 	// --args sudo id). Nil presumes nothing.
 	Programs func(name string) bool
+	// Dialect is the language Parse reads the script in: Sh (bash, the
+	// zero value), PowerShell or Cmd (the shell that will run it, as
+	// safeexec --shell says).
+	Dialect Dialect
 }
 
 type parser struct {
@@ -119,6 +123,18 @@ func Parse(src string, opts Options) (prog *Program) {
 		p.issue(TooComplex, Top, fmt.Sprintf("script is %d bytes: larger than %d bytes is never judged safe", len(src), LargeScript))
 	}
 	sc := p.newScope()
+	switch opts.Dialect {
+	case PowerShell, Cmd:
+		// A script for PowerShell or cmd.exe is read as the code those
+		// shells run after -Command or /c, at the top level.
+		fr := &frame{origin: Top, src: src, depth: -1}
+		if opts.Dialect == PowerShell {
+			p.psScript(src, Top, nil, sc, fr)
+		} else {
+			p.cmdScript(src, Top, nil, sc, fr)
+		}
+		return p.prog
+	}
 	f, err := p.parseSh(src, Top)
 	if err != nil {
 		// Analyse what can be: a script with a syntax error is still

@@ -84,8 +84,9 @@
 //	                                        Stop-Computer, Restart-Computer
 //	sandbox-escape      risky               systemd-run, tmux send-keys/run-shell, screen -X, flatpak-spawn
 //	                                        --host, machinectl shell, D-Bus calls to systemd/logind/polkit,
-//	                                        wsl (a separate VM), WMI process creation, macOS open -a Terminal
-//	                                        / Terminal's do script
+//	                                        wsl, the WSL distributions' launchers and System32's bash.exe (a
+//	                                        separate VM), WMI process creation, macOS open -a Terminal /
+//	                                        Terminal's do script
 //	container-escape    risky               docker/podman run|create|exec with --privileged, host namespaces,
 //	                                        --cap-add, --device, unconfined security options, or mounts of the
 //	                                        Docker socket, system, credential or outside-root paths

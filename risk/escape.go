@@ -43,6 +43,27 @@ var escapeJudges = map[string]judgeFunc{
 
 var escapeFoldJudges = map[string]judgeFunc{
 	"wsl": func(j *judge, c *shell.Command) { j.wsl(c) }, "wslg": func(j *judge, c *shell.Command) { j.wsl(c) },
+	// The WSL distributions' own launchers run a shell in the virtual
+	// machine too; wslconfig manages (and unregisters) distributions.
+	"ubuntu": wslLauncher, "ubuntu1804": wslLauncher, "ubuntu2004": wslLauncher, "ubuntu2204": wslLauncher,
+	"ubuntu2404": wslLauncher, "debian": wslLauncher, "kali": wslLauncher, "wslconfig": wslLauncher,
+}
+
+func wslLauncher(j *judge, c *shell.Command) {
+	j.hit(c, ruleSandboxEscape, "%s runs commands in a WSL virtual machine, outside the sandbox", c.Name())
+}
+
+// systemBash reports whether a command word names the bash.exe of
+// Windows' system directory, which starts WSL (outside the sandbox), not
+// a bash of its own.
+func systemBash(word string) bool {
+	w := strings.ToLower(strings.ReplaceAll(word, "/", `\`))
+	for _, dir := range []string{`\windows\system32\`, `\windows\sysnative\`, `\windows\syswow64\`} {
+		if i := strings.Index(w, dir); i >= 0 && (w[i+len(dir):] == "bash.exe" || w[i+len(dir):] == "bash") {
+			return true
+		}
+	}
+	return false
 }
 
 func onHost(j *judge, c *shell.Command) {

@@ -46,6 +46,8 @@ func (j *judge) byName(c *shell.Command) {
 		return
 	}
 	switch {
+	case lname == "bash" && systemBash(c.Args[0].Value):
+		j.hit(c, ruleSandboxEscape, "%s is WSL's bash: it runs the command in a Linux virtual machine, outside the sandbox", c.Args[0].Value)
 	case diskPrefix(lname):
 		disk(j, c)
 	case strings.HasPrefix(name, "docker-credential-"):

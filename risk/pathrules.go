@@ -122,6 +122,13 @@ func (j *judge) read(c *shell.Command, w shell.Word) {
 	}
 }
 
+// spacedPath reports whether a word with spaces still reads as a path:
+// absolute, under ~, or a Windows drive path ("~/.config/Bitwarden CLI",
+// "C:\Users\me\AppData\Roaming\GitHub CLI\hosts.yml"), not a message.
+func spacedPath(v string) bool {
+	return !strings.Contains(v, "\n") && (strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || isWinAbs(v))
+}
+
 // pathCandidates splits an argument into the parts that may be paths:
 // the whole word, and pieces after = : , in option values and mounts.
 func pathCandidates(v string) []string {
@@ -132,7 +139,7 @@ func pathCandidates(v string) []string {
 		return nil
 	}
 	var out []string
-	if !strings.HasPrefix(v, "-") && !strings.ContainsAny(v, " \n") {
+	if !strings.HasPrefix(v, "-") && (!strings.ContainsAny(v, " \n") || spacedPath(v)) {
 		out = append(out, v)
 	}
 	if strings.ContainsAny(v, "=:,") {

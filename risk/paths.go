@@ -161,6 +161,19 @@ func (e *env) expand(p string) string {
 	return cleanAbs(p)
 }
 
+// msysPath turns the drive paths of MSYS2 and Cygwin programs (Git for
+// Windows' bash: /c/Users/me, /cygdrive/c/Users/me) into Windows ones.
+func msysPath(p string) string {
+	rest := p
+	if strings.HasPrefix(rest, "/cygdrive/") {
+		rest = rest[len("/cygdrive"):]
+	}
+	if len(rest) >= 2 && rest[0] == '/' && (rest[1] >= 'a' && rest[1] <= 'z' || rest[1] >= 'A' && rest[1] <= 'Z') && (len(rest) == 2 || rest[2] == '/') {
+		return rest[1:2] + ":/" + strings.TrimPrefix(rest[2:], "/")
+	}
+	return p
+}
+
 func isWinAbs(p string) bool {
 	return len(p) >= 3 && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z')) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
@@ -190,6 +203,9 @@ func (e *env) inRoot(p string) (string, bool) {
 }
 
 func (e *env) isSensitive(p string) (string, bool) {
+	if e.platform == "windows" {
+		p = msysPath(p)
+	}
 	if isWinAbs(p) {
 		p = winNorm(p)
 	}

@@ -44,6 +44,11 @@ func init() {
 	case "__env": // __env NAME: print the variable
 		os.Stdout.WriteString(os.Getenv(os.Args[2]))
 		os.Exit(0)
+	case "__mark": // __mark PIDFILE SECONDS: write the pid, then sleep
+		os.WriteFile(os.Args[2], []byte(strconv.Itoa(os.Getpid())), 0o644)
+		n, _ := strconv.Atoi(os.Args[3])
+		time.Sleep(time.Duration(n) * time.Second)
+		os.Exit(0)
 	case "__write": // __write PATH: create PATH; exit 3 when refused
 		if err := os.WriteFile(os.Args[2], []byte("x"), 0o644); err != nil {
 			os.Stderr.WriteString(err.Error())
@@ -116,14 +121,15 @@ func runHelperProcess(t *testing.T, req *helperRequest) helperAnswer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	// Not the test's own stderr: a process the command leaves behind
+	// would hold go test's pipe open.
+	var out, errb bytes.Buffer
 	cmd := exec.Command(exe, append([]string{winHelperArg}, args...)...)
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Run()
 	a, err := decodeHelperAnswer(out.Bytes())
 	if err != nil {
-		t.Fatalf("helper answer %q: %v", out.String(), err)
+		t.Fatalf("helper answer %q: %v (stderr %q)", out.String(), err, errb.String())
 	}
 	return a
 }

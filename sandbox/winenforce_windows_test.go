@@ -116,7 +116,8 @@ func TestWindowsKilledHelperRecovered(t *testing.T) {
 	jd := journalDir(t)
 	pol := helperPolicyOf(&Policy{WritableRoots: []string{dir}, DenyWrite: []string{`.git\hooks`}})
 	pol.JournalDir = jd
-	req := &helperRequest{Mode: Strict, Cwd: dir, Policy: pol, Argv: []string{exe, "__sleep", "60"}}
+	pidFile := filepath.Join(dir, "running")
+	req := &helperRequest{Mode: Strict, Cwd: dir, Policy: pol, Argv: []string{exe, "__mark", pidFile, "60"}}
 	args, err := req.args()
 	if err != nil {
 		t.Fatal(err)
@@ -125,23 +126,22 @@ func TestWindowsKilledHelperRecovered(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if files, _ = journalFiles(jd); len(files) == 1 {
-			if _, changes, err := readJournal(files[0]); err == nil && len(changes) >= 3 {
-				break
-			}
+	// Kill the helper once its command runs (everything is applied).
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 {
+			break
 		}
 	}
+	files, _ := journalFiles(jd)
 	if len(files) != 1 {
 		cmd.Process.Kill()
 		cmd.Wait()
 		t.Fatalf("no journal while the run goes on: %q", files)
 	}
-	// Give the helper time to apply what it journaled.
-	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Kill()
 	cmd.Wait()
+	// The command's job went with the helper.
+	assertGone(t, pidFile)
 	if left, _ := journalFiles(jd); len(left) != 1 {
 		t.Fatalf("a killed helper's journal must stay for the next start: %q", left)
 	}

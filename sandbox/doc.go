@@ -194,4 +194,13 @@
 //     when a backend starts (an embedding program that meant to pass one
 //     to a child of its own must pass it explicitly). Harden is for good:
 //     the process stays non-dumpable.
+//   - Windows: reads are not confined at all (a write-restricted token
+//     reads what the user reads; the credential paths' deny ACEs stop
+//     writes only), sockets are not filtered (the proxy is advisory), and
+//     compat mode's %APPDATA% and %LOCALAPPDATA% grants are narrowed by a
+//     denylist of places the host runs code from (winpaths.go). Adding and
+//     removing an inheritable ACE makes Windows touch every file below the
+//     directory, at every run. A helper killed between starting the command
+//     (suspended) and putting it in the command's job leaves that process
+//     suspended, never run, until the job safeexec put the helper in ends.
 package sandbox

@@ -17,4 +17,9 @@ if [ ! -f "$dll" ]; then
   cp /tmp/bcryptprimitives.dll "$dll"
 fi
 install -m755 "$here/go_windows_amd64_exec" /usr/local/bin/go_windows_amd64_exec
+# Start Wine's server and services now, persistent and detached from any
+# output: otherwise the first test binary starts them, they inherit go
+# test's output pipe, and go test waits for it ("Test I/O incomplete").
+/usr/lib/wine/wineserver -p </dev/null >/dev/null 2>&1 || true
+/usr/lib/wine/wine64 cmd /c exit </dev/null >/dev/null 2>&1 || true
 echo "wine ready: GOOS=windows GOARCH=amd64 go test ./..."

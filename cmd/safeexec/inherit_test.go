@@ -64,11 +64,14 @@ func TestInheritedDescriptorsClosed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer homeFD.Close()
-			pathFD, err := unix.Open(filepath.Join(home, ".ssh"), unix.O_PATH, 0)
+			fd, err := unix.Open(filepath.Join(home, ".ssh"), unix.O_PATH|unix.O_CLOEXEC, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer unix.Close(pathFD)
+			// Owned by the File from here: closed once, by it (a second
+			// close could hit a descriptor reused by another test).
+			pathFile := os.NewFile(uintptr(fd), "ssh")
+			defer pathFile.Close()
 			logFD, err := os.Create(filepath.Join(t.TempDir(), "log"))
 			if err != nil {
 				t.Fatal(err)
@@ -84,7 +87,7 @@ func TestInheritedDescriptorsClosed(t *testing.T) {
 			cmd := exec.Command(bin, "--yes", "--sandbox", backend, "--", "sh", "-c", "/usr/bin/python3 probe.py 9<&0 </dev/null")
 			cmd.Env, cmd.Dir = env, dir
 			cmd.Stdin = stdinDir
-			cmd.ExtraFiles = []*os.File{homeFD, os.NewFile(uintptr(pathFD), "ssh"), logFD}
+			cmd.ExtraFiles = []*os.File{homeFD, pathFile, logFD}
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			if err := cmd.Run(); err != nil {

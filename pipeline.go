@@ -2,6 +2,7 @@ package safeexec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -164,6 +165,9 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	if tty != nil {
 		tty.start()
 	}
+	if req.OnStart != nil {
+		req.OnStart()
+	}
 	p.wait(ctx, proc, sigc)
 	hostTTY.restore()
 	if tty != nil {
@@ -285,6 +289,9 @@ func (p *pipeline) decide() error {
 	// needs_confirmation
 	if req.Yes {
 		p.out.Decision, p.out.ApprovedBy = Confirmed, "flag"
+		if req.YesBy != "" {
+			p.out.ApprovedBy = req.YesBy
+		}
 		return nil
 	}
 	return p.confirm()
@@ -417,6 +424,10 @@ func (p *pipeline) wait(ctx context.Context, proc sandbox.Process, sigc <-chan o
 			grace = time.After(killGrace)
 		case <-ctxDone:
 			ctxDone = nil
+			if errors.Is(context.Cause(ctx), ErrKilled) {
+				proc.Kill()
+				continue
+			}
 			proc.Signal(syscall.SIGTERM)
 			grace = time.After(killGrace)
 		case <-grace:

@@ -43,6 +43,10 @@ type Request struct {
 	Policy *configs.Effective
 	// Yes approves needs_confirmation (never risky), as --yes does.
 	Yes bool
+	// YesBy is who gave Yes, for the audit record's approved_by: "flag"
+	// when empty (--yes); "client" for a program that asked its own user
+	// (safeexec serve's "approved").
+	YesBy string
 	// CI says the run is a CI job's: refusals are one line that names the
 	// allow rule that would approve the command. (The front end also gives
 	// no Prompter and adds RunnerFiles to the writable roots.)
@@ -68,7 +72,15 @@ type Request struct {
 	// Notes receives one-line diagnostics ("safeexec: ..."), normally
 	// stderr. Nil discards them.
 	Notes io.Writer
+	// OnStart, when set, is called once the command has started in its
+	// sandbox: never for a refused command or one that could not start.
+	OnStart func()
 }
+
+// ErrKilled, as the cause of the context given to Run
+// (context.WithCancelCause), kills the command at once; any other end of
+// the context asks it to stop with SIGTERM first.
+var ErrKilled = errors.New("killed")
 
 // Decision is what the pipeline decided about a request.
 type Decision string
@@ -215,6 +227,19 @@ func Classify(req *Request, backend string) risk.Verdict {
 		}
 	}
 	return classifyRequest(req, sh, rc)
+}
+
+// AssumedBackend is the sandbox backend a run with this policy would get,
+// for classifying without running: the configured one, for "auto" the one
+// sandbox.Detect picks, or "none" when nothing can start.
+func AssumedBackend(pol *configs.Effective) string {
+	if pol.Backend != "" && pol.Backend != "auto" {
+		return pol.Backend
+	}
+	if be, _, err := detectBackend("auto"); err == nil && be != nil {
+		return be.Name()
+	}
+	return "none"
 }
 
 // Run takes a request through the whole pipeline. It returns an Outcome

@@ -326,6 +326,30 @@ func nonNil(l []string) []string {
 // headed by comments naming the sources, the fingerprint and any warnings.
 // Every path is expanded, so it shows what is enforced.
 func (e *Effective) TOML() ([]byte, error) {
+	body, err := toml.Marshal(e.document())
+	if err != nil {
+		return nil, fmt.Errorf("render effective config: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("# safeexec effective configuration\n")
+	for _, s := range e.Sources {
+		if s.Path == "" {
+			fmt.Fprintf(&b, "# source: %s\n", s.Kind)
+		} else {
+			fmt.Fprintf(&b, "# source: %s %s\n", s.Kind, commentSafe(s.Path))
+		}
+	}
+	fmt.Fprintf(&b, "# policy fingerprint: %s\n", e.Fingerprint())
+	for _, w := range e.Warnings {
+		fmt.Fprintf(&b, "# warning: %s\n", commentSafe(w))
+	}
+	b.WriteString("\n")
+	b.Write(body)
+	return []byte(b.String()), nil
+}
+
+// document is the effective configuration in the config file's shape.
+func (e *Effective) document() outConfig {
 	timeout := ""
 	if e.Limits.Timeout > 0 {
 		timeout = e.Limits.Timeout.String()
@@ -365,26 +389,7 @@ func (e *Effective) TOML() ([]byte, error) {
 			Timeout:    timeout,
 		},
 	}
-	body, err := toml.Marshal(oc)
-	if err != nil {
-		return nil, fmt.Errorf("render effective config: %w", err)
-	}
-	var b strings.Builder
-	b.WriteString("# safeexec effective configuration\n")
-	for _, s := range e.Sources {
-		if s.Path == "" {
-			fmt.Fprintf(&b, "# source: %s\n", s.Kind)
-		} else {
-			fmt.Fprintf(&b, "# source: %s %s\n", s.Kind, commentSafe(s.Path))
-		}
-	}
-	fmt.Fprintf(&b, "# policy fingerprint: %s\n", e.Fingerprint())
-	for _, w := range e.Warnings {
-		fmt.Fprintf(&b, "# warning: %s\n", commentSafe(w))
-	}
-	b.WriteString("\n")
-	b.Write(body)
-	return []byte(b.String()), nil
+	return oc
 }
 
 // commentSafe keeps a path or message on one comment line.

@@ -203,6 +203,7 @@ func (e *env) app() *cli.App {
 			e.configCommand(),
 			e.hookCommand(),
 			e.helperCommand(),
+			e.serveCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -228,7 +229,8 @@ safeexec doctor [--json]
 safeexec config show [--defaults] | validate [FILE] | path | init [--force]
 safeexec hook claude|codex|gemini
 safeexec hook install claude|codex|gemini [--project] [--write]
-safeexec helper run --mode M --cwd DIR --policy-json JSON -- CMD [ARG...]`
+safeexec helper run --mode M --cwd DIR --policy-json JSON -- CMD [ARG...]
+safeexec [flags] serve [--socket PATH] [--max-terminals N]`
 
 // loadPolicy reads the configuration with the global flags applied.
 func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {

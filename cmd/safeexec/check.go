@@ -10,7 +10,6 @@ import (
 	"github.com/safeexec/safeexec/audit"
 	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/risk"
-	"github.com/safeexec/safeexec/sandbox"
 )
 
 func (e *env) checkCommand() *cli.Command {
@@ -104,12 +103,4 @@ func (e *env) checkAction(c *cli.Context) error {
 // assumedBackend is the backend a run would get, for classifying without
 // running: the configured one, or for "auto" the one Detect picks, or
 // none when nothing can start.
-func assumedBackend(pol *configs.Effective) string {
-	if pol.Backend != "" && pol.Backend != "auto" {
-		return pol.Backend
-	}
-	if be, _, err := sandbox.Detect("auto"); err == nil && be != nil {
-		return be.Name()
-	}
-	return "none"
-}
+func assumedBackend(pol *configs.Effective) string { return safeexec.AssumedBackend(pol) }

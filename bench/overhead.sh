@@ -4,6 +4,7 @@
 #   bench/overhead.sh -n 500 -flags "--mode strict --no-network"
 #   bench/overhead.sh -user nobody -flags ""     # non-root, network on
 #   bench/overhead.sh -rss 20                    # safeexec's own peak RSS
+#   bench/overhead.sh -serve                     # safeexec serve, per command
 set -e
 cd "$(dirname "$0")/.."
 exec go run ./bench/overhead "$@"

@@ -24,7 +24,7 @@ var requireSandbox = os.Getenv("SAFEEXEC_REQUIRE_SANDBOX") == "1"
 
 // needBwrap skips (or under SAFEEXEC_REQUIRE_SANDBOX=1 fails) when bwrap
 // cannot start a sandbox here.
-func needBwrap(t *testing.T) {
+func needBwrap(t testing.TB) {
 	t.Helper()
 	err := func() error {
 		if runtime.GOOS != "linux" {
@@ -55,7 +55,7 @@ type world struct {
 	env                            map[string]string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	dir := t.TempDir()
 	w := &world{dir: dir, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"),
@@ -118,7 +118,7 @@ func (w *world) auditRecords(t *testing.T) []map[string]any {
 // client drives a Server the way a program would: requests on one pipe,
 // responses and notifications on the other.
 type client struct {
-	t       *testing.T
+	t       testing.TB
 	in      *io.PipeWriter
 	done    chan error
 	mu      sync.Mutex
@@ -133,7 +133,7 @@ type rpcReply struct {
 	Error  *rpcError
 }
 
-func startClient(t *testing.T, o Options) *client {
+func startClient(t testing.TB, o Options) *client {
 	t.Helper()
 	srv := New(o)
 	inR, inW := io.Pipe()

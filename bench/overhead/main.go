@@ -9,6 +9,7 @@
 //	go run ./bench/overhead -n 200
 //	go run ./bench/overhead -user nobody -flags ""      # non-root, network on (the bridge)
 //	go run ./bench/overhead -rss 20                      # safeexec's own peak RSS (VmHWM)
+//	go run ./bench/overhead -serve                       # safeexec serve, per command
 package main
 
 import (
@@ -31,6 +32,7 @@ func main() {
 	bin := flag.String("bin", "", "safeexec binary (default: build one the way the README says)")
 	extra := flag.String("flags", "--no-network", "flags given to safeexec before --")
 	as := flag.String("user", "", "run both as this user (name or uid; needs root), e.g. nobody")
+	serve := flag.Bool("serve", false, "measure `safeexec serve` running a stream of true commands (create, wait_for_exit, release) instead of one safeexec process per command")
 	rss := flag.Int("rss", 0, "also measure safeexec's peak RSS (VmHWM, read from /proc as it exits) over this many runs")
 	flag.Parse()
 
@@ -100,6 +102,14 @@ func main() {
 		}
 	}
 
+	if *serve {
+		s := startServe(r, *bin, flags)
+		defer s.close()
+		s.run("true") // warm up
+		a, b := interleave(*n, func() time.Duration { return s.run("true") }, func() time.Duration { return r.timed(bare) })
+		report(fmt.Sprintf("safeexec %s serve, per true command", *extra), a, b)
+		return
+	}
 	a, b := interleave(*n, func() time.Duration { return r.timed(se) }, func() time.Duration { return r.timed(bare) })
 	report(fmt.Sprintf("safeexec %s -- true", *extra), a, b)
 

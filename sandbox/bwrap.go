@@ -34,6 +34,18 @@ type hostFS interface {
 	Readlink(path string) (string, error)
 }
 
+// dirLister is a hostFS that can also list a directory with the type of
+// each entry (not following links, as Lstat): one listing answers for every
+// name in it when the deny lists ask about many names in one directory
+// (the home directory, ~/.config, the working directory).
+type dirLister interface {
+	ListDir(dir string) (map[string]fs.FileMode, error)
+}
+
+// listAfter is how many names of one directory are looked up one by one
+// before the directory is listed instead.
+const listAfter = 4
+
 // bwrapFDs are the descriptor numbers bwrap reads and writes, as seen by
 // bwrap (3 + the position in its ExtraFiles). Zero means not used.
 type bwrapFDs struct {
@@ -281,6 +293,10 @@ type bwBuilder struct {
 	watch    []watchPath
 	watched  map[string]bool        // by host path
 	stats    map[string]fs.FileMode // lstat results, ModeIrregular: missing
+	// asked counts lookups per directory; listed holds the listings made
+	// (nil for a directory that could not be listed).
+	asked  map[string]int
+	listed map[string]map[string]fs.FileMode
 }
 
 // lstat asks the host once per path and plan: resolving the deny lists
@@ -292,6 +308,13 @@ func (b *bwBuilder) lstat(p string) (fs.FileMode, bool) {
 	if m, ok := b.stats[p]; ok {
 		return m, m != fs.ModeIrregular
 	}
+	if m, ok, known := b.fromListing(p); known {
+		if !ok {
+			m = fs.ModeIrregular
+		}
+		b.stats[p] = m
+		return m, ok
+	}
 	m, err := b.h.FS.Lstat(p)
 	if err != nil {
 		b.stats[p] = fs.ModeIrregular
@@ -299,6 +322,35 @@ func (b *bwBuilder) lstat(p string) (fs.FileMode, bool) {
 	}
 	b.stats[p] = m.Type()
 	return m.Type(), true
+}
+
+// fromListing answers an lstat of p from a listing of its directory, made
+// once that directory has been asked about listAfter times. known is false
+// when there is no listing to answer from.
+func (b *bwBuilder) fromListing(p string) (m fs.FileMode, ok, known bool) {
+	l, can := b.h.FS.(dirLister)
+	if !can || p == "/" {
+		return 0, false, false
+	}
+	dir, name := path.Split(p)
+	dir = path.Clean(dir)
+	ents, listed := b.listed[dir]
+	if !listed {
+		if b.asked == nil {
+			b.asked, b.listed = map[string]int{}, map[string]map[string]fs.FileMode{}
+		}
+		b.asked[dir]++
+		if b.asked[dir] < listAfter {
+			return 0, false, false
+		}
+		ents, _ = l.ListDir(dir) // nil when it cannot be listed: lstat then
+		b.listed[dir] = ents
+	}
+	if ents == nil {
+		return 0, false, false
+	}
+	m, ok = ents[name]
+	return m, ok, true
 }
 
 func (b *bwBuilder) kind(p string) fs.FileMode {

@@ -44,6 +44,24 @@ func (osHostFS) Lstat(p string) (fs.FileMode, error) {
 
 func (osHostFS) Readlink(p string) (string, error) { return os.Readlink(p) }
 
+// ListDir lists dir with each entry's type, as Lstat would give it.
+func (osHostFS) ListDir(dir string) (map[string]fs.FileMode, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]fs.FileMode, len(ents))
+	for _, e := range ents {
+		out[e.Name()] = e.Type()
+	}
+	return out, nil
+}
+
 func findBwrap() (string, error) {
 	for _, p := range bwrapLocations {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil {

@@ -48,6 +48,9 @@ type pipeline struct {
 	// env and sandboxed are what the command was classified with.
 	env       []string
 	sandboxed bool
+	// prepared delivers the record's first part, built while the command
+	// runs (prepare).
+	prepared <-chan *audit.Record
 }
 
 func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
@@ -165,6 +168,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	if tty != nil {
 		tty.start()
 	}
+	p.prepare()
 	if req.OnStart != nil {
 		req.OnStart()
 	}

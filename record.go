@@ -12,13 +12,30 @@ import (
 // cannot be written is reported; the command's exit status is kept.
 func (p *pipeline) finish() {
 	p.out.Duration = time.Since(p.start)
-	rec := p.record()
+	var rec *audit.Record
+	if p.prepared != nil {
+		rec = <-p.prepared
+	} else {
+		rec = p.recordBase()
+	}
+	p.recordOutcome(rec)
 	if err := p.log.Append(rec); err != nil {
 		p.req.notef("audit: %v", err)
 	}
 }
 
-func (p *pipeline) record() *audit.Record {
+// prepare builds the part of the record that is known once the command
+// has started (and redacts it) while the command runs, so that little is
+// left to do after it ends.
+func (p *pipeline) prepare() {
+	c := make(chan *audit.Record, 1)
+	p.prepared = c
+	go func() { c <- p.recordBase() }()
+}
+
+// recordBase is the record without the outcome: nothing in it changes
+// once the command has started.
+func (p *pipeline) recordBase() *audit.Record {
 	req, pol, out := p.req, p.req.Policy, &p.out
 	rec := audit.NewRecord()
 	if p.id != "" {
@@ -59,14 +76,19 @@ func (p *pipeline) record() *audit.Record {
 	}
 	rec.PolicyFP = pol.Fingerprint()
 	rec.EnvStripped = p.stripped
+	rec.Redact(p.secrets)
+	return rec
+}
+
+// recordOutcome adds what happened (redaction does not touch these).
+func (p *pipeline) recordOutcome(rec *audit.Record) {
+	out := &p.out
 	rec.Network.Allowed, rec.Network.Denied = p.network.summary()
 	rec.ExitCode = out.ExitCode
 	rec.Signal = out.Signal
 	rec.DurationMS = out.Duration.Milliseconds()
 	rec.TimedOut = out.TimedOut
 	rec.Protected = out.Protected
-	rec.Redact(p.secrets)
-	return rec
 }
 
 // RecordDecision appends the audit record of a decision made without a
@@ -87,7 +109,8 @@ func RecordDecision(req *Request, kind, agent string, v risk.Verdict, decision, 
 	p.out.Decision = Decision(decision)
 	p.out.Sandbox.Backend = backend
 	p.out.Sandbox.Weak = backend == "none"
-	rec := p.record()
+	rec := p.recordBase()
+	p.recordOutcome(rec)
 	rec.Kind, rec.Agent = kind, agent
 	rec.DurationMS = 0
 	return log.Append(rec)

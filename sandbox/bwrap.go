@@ -381,36 +381,35 @@ func (b *bwBuilder) systemBind(d string) []string {
 // the resolved path and whether it exists; when it does not, the result is
 // the resolved existing prefix joined with the rest.
 func (b *bwBuilder) resolve(p string) (string, bool) {
-	p = path.Clean(p)
+	p = path.Clean("/" + p)
 	for range 40 {
-		parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-		cur := "/"
+		// Each prefix of the clean path p, component by component:
+		// p[:end] for every end at a slash or at the end of p.
 		restart := false
-		for i, c := range parts {
-			if c == "" {
+		for end := 1; end <= len(p) && p != "/"; end++ {
+			if end < len(p) && p[end] != '/' {
 				continue
 			}
-			next := path.Join(cur, c)
+			next := p[:end]
 			m, ok := b.lstat(next)
 			if !ok {
-				return path.Join(append([]string{next}, parts[i+1:]...)...), false
+				return p, false
 			}
 			if m == fs.ModeSymlink {
 				t, err := b.h.FS.Readlink(next)
 				if err != nil {
-					return path.Join(append([]string{next}, parts[i+1:]...)...), false
+					return p, false
 				}
 				if !path.IsAbs(t) {
-					t = path.Join(cur, t)
+					t = path.Join(path.Dir(next), t)
 				}
-				p = path.Join(append([]string{t}, parts[i+1:]...)...)
+				p = path.Join(t, p[end:])
 				restart = true
 				break
 			}
-			cur = next
 		}
 		if !restart {
-			return cur, true
+			return p, true
 		}
 	}
 	return p, false // a symlink loop: treat as missing

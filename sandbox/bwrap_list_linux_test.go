@@ -122,3 +122,41 @@ func benchPlan(b *testing.B, h hostFS) {
 // name.
 func BenchmarkBwrapPlanManyDeny(b *testing.B)      { benchPlan(b, osHostFS{}) }
 func BenchmarkBwrapPlanManyDenyLstat(b *testing.B) { benchPlan(b, lstatOnly{}) }
+
+// TestResolve follows links the way the kernel would, component by
+// component: relative and absolute targets, links in the middle, chains,
+// loops (missing), and names below a missing directory (missing).
+func TestResolve(t *testing.T) {
+	f := newFakeFS([]string{"/home/u/.config/gh", "/data/real", "/opt/x"}, []string{"/data/real/key", "/home/u/.netrc"},
+		map[string]string{
+			"/home/u/.aws":    "/data/real",  // absolute
+			"/home/u/cfg":     ".config",     // relative, same directory
+			"/home/u/up":      "../u/.netrc", // relative, through ..
+			"/home/u/chain":   "cfg",         // a link to a link
+			"/home/u/loop1":   "loop2",
+			"/home/u/loop2":   "loop1",
+			"/home/u/dangle":  "/nowhere/x",
+			"/opt/x/backlink": "/home/u",
+		})
+	b := &bwBuilder{h: &bwrapHost{FS: f}}
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"/home/u/.aws/key", "/data/real/key", true},
+		{"/home/u/cfg/gh", "/home/u/.config/gh", true},
+		{"/home/u/up", "/home/u/.netrc", true},
+		{"/home/u/chain/gh", "/home/u/.config/gh", true},
+		{"/home/u/loop1/x", "", false},
+		{"/home/u/dangle", "/nowhere/x", false},
+		{"/home/u/missing/deeper", "/home/u/missing/deeper", false},
+		{"/opt/x/backlink/.aws/key", "/data/real/key", true},
+		{"/home/u/./.config//gh/", "/home/u/.config/gh", true},
+		{"/", "/", true},
+	} {
+		got, ok := b.resolve(tc.in)
+		if ok != tc.ok || (tc.ok || tc.want != "") && got != tc.want {
+			t.Errorf("resolve(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -80,6 +80,14 @@ func (p *pipeline) recordBase() *audit.Record {
 	return rec
 }
 
+// record is the whole record at once: for a decision made without a run,
+// or a look at one before it starts.
+func (p *pipeline) record() *audit.Record {
+	rec := p.recordBase()
+	p.recordOutcome(rec)
+	return rec
+}
+
 // recordOutcome adds what happened (redaction does not touch these).
 func (p *pipeline) recordOutcome(rec *audit.Record) {
 	out := &p.out
@@ -109,8 +117,7 @@ func RecordDecision(req *Request, kind, agent string, v risk.Verdict, decision, 
 	p.out.Decision = Decision(decision)
 	p.out.Sandbox.Backend = backend
 	p.out.Sandbox.Weak = backend == "none"
-	rec := p.recordBase()
-	p.recordOutcome(rec)
+	rec := p.record()
 	rec.Kind, rec.Agent = kind, agent
 	rec.DurationMS = 0
 	return log.Append(rec)

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// MarshalJSON renders the effective configuration as the config file's
-// tables in JSON: the same keys as the file (and as TOML gives), every path
-// expanded.
-func (e *Effective) MarshalJSON() ([]byte, error) {
+// JSON renders the effective configuration as the config file's tables in
+// JSON: the same keys as the file (and as TOML gives), every path expanded.
+// (Effective itself marshals as its Go fields, which nested runs rely on.)
+func (e *Effective) JSON() ([]byte, error) {
 	return json.Marshal(tomlShaped(reflect.ValueOf(e.document())))
 }
 

@@ -38,7 +38,11 @@ func TestJSONMatchesTOML(t *testing.T) {
 		}
 		return m
 	}
-	a, b := viaJSON(fromTOML), viaJSON(e)
+	doc, err := e.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := viaJSON(fromTOML), viaJSON(json.RawMessage(doc))
 	if !reflect.DeepEqual(a, b) {
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)

@@ -726,11 +726,11 @@ type policyParams struct {
 }
 
 type policyResult struct {
-	Cwd         string             `json:"cwd"`
-	Fingerprint string             `json:"fingerprint"`
-	Policy      *configs.Effective `json:"policy"`
-	Sources     []string           `json:"sources"`
-	Warnings    []string           `json:"warnings"`
+	Cwd         string          `json:"cwd"`
+	Fingerprint string          `json:"fingerprint"`
+	Policy      json.RawMessage `json:"policy"`
+	Sources     []string        `json:"sources"`
+	Warnings    []string        `json:"warnings"`
 }
 
 func (c *conn) policy(params json.RawMessage) (any, error) {
@@ -752,7 +752,11 @@ func (c *conn) policy(params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := policyResult{Cwd: cwd, Fingerprint: pol.Fingerprint(), Policy: pol, Sources: []string{}, Warnings: pol.Warnings}
+	doc, err := pol.JSON()
+	if err != nil {
+		return nil, err
+	}
+	res := policyResult{Cwd: cwd, Fingerprint: pol.Fingerprint(), Policy: doc, Sources: []string{}, Warnings: pol.Warnings}
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,8 @@ import (
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
 	"github.com/safeexec/safeexec/shell"
+	"github.com/safeexec/safeexec/toolcache"
+	"github.com/safeexec/safeexec/workspace"
 )
 
 // killGrace is how long a command gets between SIGTERM and SIGKILL when
@@ -72,6 +75,21 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	if pol.Backend != "none" && req.Outer == nil {
+		// Before anything is recorded: like a bad flag, a working
+		// directory that cannot be a workspace is the caller's error.
+		roots, err := WritableRoots(pol, req.Cwd, home, req.Environ)
+		if err != nil {
+			return nil, err
+		}
+		if len(roots) != len(pol.AllowWrite) {
+			req.notef("the working directory %s is not a project: it stays read-only", req.Cwd)
+			rq, pc := *req, *pol
+			pc.AllowWrite = roots
+			rq.Policy = &pc
+			p.req, req, pol = &rq, &rq, &pc
+		}
+	}
 
 	// The audit log is opened before anything runs: a run that cannot be
 	// recorded does not happen. Inside another run's sandbox, that run
@@ -118,8 +136,20 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 
 	sp := p.sandboxPolicy()
 	p.adjustPolicy(sp)
+	if sandboxed && req.Outer == nil && !req.ReadOnly {
+		// The project's own /tmp and tool caches. A read-only run gets
+		// no writable place on the host (a throw-away /tmp); a run inside
+		// another one's sandbox uses what that one set up.
+		end, err := p.startProject(sp)
+		if err != nil {
+			p.out.ExitCode = ExitCodeError
+			p.finish()
+			return &p.out, err
+		}
+		defer end()
+	}
 	if sp.CacheDir != "" {
-		env = sandbox.CacheEnv(sp.CacheDir, env)
+		env = toolcache.Env(toolcache.Options{Dir: sp.CacheDir, Env: env, Self: p.self(), NoExec: sp.Mode == sandbox.Strict})
 	}
 	cmd := &sandbox.Command{
 		Argv:   p.argv(),
@@ -353,31 +383,83 @@ func (p *pipeline) sandboxPolicy() *sandbox.Policy {
 			CPUSeconds: pol.Limits.CPUSeconds,
 		},
 		SafeexecPath: p.self(),
-		CacheDir:     p.cacheDir(),
 	}
 }
 
-// cacheDir is safeexec's own directory for the tools' caches
-// ($XDG_CACHE_HOME/safeexec/tools): writable inside the sandbox, so builds
-// work, while the host's caches stay untouched (DESIGN §8). Unconfined
-// runs keep the user's own caches.
-func (p *pipeline) cacheDir() string {
-	if p.backend == nil || p.backend.Name() == "none" {
-		return ""
+// startProject gives the run its project's temporary directory and tool
+// caches (package workspace), holding the project for the run's length.
+// The returned function ends the run and sweeps idle projects.
+func (p *pipeline) startProject(sp *sandbox.Policy) (func(), error) {
+	getenv := func(k string) string { v, _ := environValue(p.req.Environ, k); return v }
+	base := workspace.Base(getenv, p.home)
+	proj := workspace.Open(base, workspace.Find(p.req.Cwd, p.home))
+	run, err := proj.Start()
+	if err != nil {
+		return nil, err
 	}
-	base := ""
-	for _, kv := range p.req.Environ {
-		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok && filepath.IsAbs(v) {
-			base = v
+	sp.TempDir, sp.CacheDir = proj.TempDir(), proj.CacheDir()
+	sp.Private = workspace.SafeexecCache(getenv, p.home)
+	ttl := p.req.Policy.TmpTTL
+	return func() {
+		run.End()
+		if ttl == 0 {
+			proj.ExpireOwn()
+		}
+		workspace.Sweep(base, ttl, time.Now())
+	}, nil
+}
+
+// WritableRoots returns the writable roots a sandboxed run in cwd gets
+// from pol. No root may be "/", a system directory, the home directory or
+// one that contains it: such a root is an error (a *workspace.NotProjectError).
+// The working directory (".") must also be a project; when it is not, it
+// is left out if another root remains (the user named the real one with
+// --allow-write), and is an error otherwise. The host's temporary
+// directories stand for the command's own /tmp ("$TMPDIR").
+func WritableRoots(pol *configs.Effective, cwd, home string, environ []string) ([]string, error) {
+	temps := []string{"/tmp", "/var/tmp", filepath.Clean(os.TempDir())}
+	if v, ok := environValue(environ, "TMPDIR"); ok && filepath.IsAbs(v) {
+		temps = append(temps, filepath.Clean(v))
+	}
+	var out []string
+	var cwdErr error
+	real := false
+	for _, r := range pol.AllowWrite {
+		isCwd := filepath.Clean(r) == filepath.Clean(cwd)
+		var err error
+		switch {
+		case isCwd && slices.Contains(temps, filepath.Clean(r)):
+			err = &workspace.NotProjectError{Dir: r, Why: "the temporary directory", Cwd: true}
+		case slices.Contains(temps, filepath.Clean(r)):
+		default:
+			err = workspace.CheckRoot(r, home, isCwd)
+		}
+		switch {
+		case err != nil && isCwd:
+			cwdErr = err
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if !slices.Contains(temps, filepath.Clean(r)) {
+			real = true
+		}
+		out = append(out, r)
+	}
+	if cwdErr != nil && !real {
+		return nil, cwdErr
+	}
+	return out, nil
+}
+
+// environValue is the last value of key in environ.
+func environValue(environ []string, key string) (string, bool) {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+			return v, true
 		}
 	}
-	if base == "" {
-		if p.home == "" {
-			return ""
-		}
-		base = filepath.Join(p.home, ".cache")
-	}
-	return filepath.Join(base, "safeexec", "tools")
+	return "", false
 }
 
 func (p *pipeline) self() string {

@@ -114,6 +114,9 @@ type Effective struct {
 	Backend string // auto | bwrap | landlock | seatbelt | windows | none
 	// Shell runs -c scripts: auto | bash | powershell | pwsh | cmd.
 	Shell string
+	// TmpTTL is how long a project's temporary directory is kept without
+	// a run in the project; zero: removed after every run.
+	TmpTTL time.Duration
 
 	AllowWrite []string
 	DenyRead   []string

@@ -8,6 +8,7 @@ func generatedDefaults() fileConfig {
 		Mode: ptr("compat"),
 		Sandbox: fileSandbox{
 			Backend: ptr("auto"),
+			TmpTTL:  any("24h"),
 		},
 		Filesystem: fileFilesystem{
 			AllowWrite: &[]string{".", "$TMPDIR"},

@@ -253,6 +253,7 @@ type outRun struct {
 
 type outSandbox struct {
 	Backend string `toml:"backend"`
+	TmpTTL  string `toml:"tmp_ttl"`
 }
 
 type outFilesystem struct {
@@ -315,6 +316,18 @@ func prefixValue(agents []string) any {
 	return agents
 }
 
+// shortDuration writes 24h rather than 24h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func nonNil(l []string) []string {
 	if l == nil {
 		return []string{}
@@ -356,7 +369,7 @@ func (e *Effective) document() outConfig {
 	}
 	oc := outConfig{
 		Mode:    e.Mode,
-		Sandbox: outSandbox{Backend: e.Backend},
+		Sandbox: outSandbox{Backend: e.Backend, TmpTTL: shortDuration(e.TmpTTL)},
 		Run:     outRun{Shell: e.Shell},
 		Filesystem: outFilesystem{
 			AllowWrite: nonNil(e.AllowWrite),

@@ -80,6 +80,7 @@ type fileRun struct {
 
 type fileSandbox struct {
 	Backend *string `toml:"backend"`
+	TmpTTL  any     `toml:"tmp_ttl"`
 }
 
 type fileFilesystem struct {
@@ -144,12 +145,14 @@ type parsed struct {
 	// agent names ("*" for true), nil when the key is not set.
 	promptTimeout *time.Duration
 	agentPrefix   *[]string
+	tmpTTL   *time.Duration
 }
 
 // keyTypes names what each key holds, for type-mismatch messages.
 var keyTypes = map[string]string{
 	"mode":                    "a string",
 	"sandbox.backend":         "a string",
+	"sandbox.tmp_ttl":         `a duration such as "24h"`,
 	"filesystem.allow_write":  "a list of strings",
 	"filesystem.deny_read":    "a list of strings",
 	"filesystem.deny_write":   "a list of strings",
@@ -421,6 +424,13 @@ func (p *parsed) check() error {
 		}
 		p.fileSize = &n
 	}
+	if fc.Sandbox.TmpTTL != nil {
+		d, err := parseDuration(fc.Sandbox.TmpTTL, "sandbox.tmp_ttl", "removed after every run")
+		if err != nil {
+			return p.errorAt("sandbox.tmp_ttl", -1, "sandbox.tmp_ttl: %v", err)
+		}
+		p.tmpTTL = &d
+	}
 	if fc.Limits.Timeout != nil {
 		d, err := parseTimeout(fc.Limits.Timeout)
 		if err != nil {
@@ -604,10 +614,17 @@ func tomlKind(v any) string {
 // parseTimeout reads a wall-clock limit: a Go duration string ("90s",
 // "10m", "1h30m"), "" for none, or an integer number of seconds.
 func parseTimeout(v any) (time.Duration, error) {
+	return parseDuration(v, "limits.timeout", "none")
+}
+
+// parseDuration reads a duration for key: a Go duration string, with "d"
+// for days as well ("7d", "1d12h"), "" or 0 (which means zero), or an
+// integer number of seconds.
+func parseDuration(v any, key, zero string) (time.Duration, error) {
 	switch x := v.(type) {
 	case int64:
 		if x < 0 {
-			return 0, errors.New("must not be negative (0 means none)")
+			return 0, fmt.Errorf("must not be negative (0 means %s)", zero)
 		}
 		if x > int64(1<<63-1)/int64(time.Second) {
 			return 0, errors.New("too large")
@@ -617,17 +634,38 @@ func parseTimeout(v any) (time.Duration, error) {
 		if strings.TrimSpace(x) == "" {
 			return 0, nil
 		}
-		d, err := time.ParseDuration(strings.TrimSpace(x))
+		d, err := parseDays(strings.TrimSpace(x))
 		if err != nil {
 			return 0, fmt.Errorf("%q is not a duration (e.g. \"90s\", \"10m\", \"1h\")", x)
 		}
 		if d < 0 {
-			return 0, errors.New("must not be negative (\"\" means none)")
+			return 0, fmt.Errorf("must not be negative (\"\" means %s)", zero)
 		}
 		return d, nil
 	default:
-		return 0, fmt.Errorf("must be %s, not %s", keyTypes["limits.timeout"], tomlKind(v))
+		return 0, fmt.Errorf("must be %s, not %s", keyTypes[key], tomlKind(v))
 	}
+}
+
+// parseDays is time.ParseDuration that also reads a leading number of days.
+func parseDays(s string) (time.Duration, error) {
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		n, err := strconv.ParseUint(s[:i], 10, 16)
+		if err != nil {
+			return 0, fmt.Errorf("bad number of days in %q", s)
+		}
+		d := time.Duration(n) * 24 * time.Hour
+		if rest := s[i+1:]; rest != "" {
+			r, err := time.ParseDuration(rest)
+			if err != nil || r < 0 {
+				return 0, fmt.Errorf("bad duration %q", s)
+			}
+			d += r
+		}
+		return d, nil
+	}
+	return time.ParseDuration(s)
+
 }
 
 // Validate decodes one file strictly and checks its values as Load would,

@@ -81,7 +81,7 @@ func goName(k string) string {
 		"strip": "Strip", "strip_suffixes": "StripSuffixes", "keep": "Keep", "allow": "Allow",
 		"confirm": "Confirm", "deny": "Deny", "path": "Path", "sync": "Sync", "channel": "Channel",
 		"processes": "Processes", "open_files": "OpenFiles", "file_size": "FileSize",
-		"cpu_seconds": "CPUSeconds", "timeout": "Timeout", "prefix": "Prefix", "shell": "Shell",
+		"cpu_seconds": "CPUSeconds", "timeout": "Timeout", "prefix": "Prefix", "shell": "Shell", "tmp_ttl": "TmpTTL",
 	}
 	n, ok := names[k]
 	if !ok {
@@ -91,7 +91,7 @@ func goName(k string) string {
 }
 
 // anyKeys are decoded into an any field (several TOML types allowed).
-var anyKeys = map[string]bool{"limits.timeout": true, "limits.file_size": true, "prompt.timeout": true, "agent.prefix": true}
+var anyKeys = map[string]bool{"limits.timeout": true, "limits.file_size": true, "prompt.timeout": true, "agent.prefix": true, "sandbox.tmp_ttl": true}
 
 func literal(key string, v any) string {
 	switch x := v.(type) {

@@ -217,6 +217,9 @@ func (l *loader) applyTrusted(p *parsed) error {
 	if fc.Run.Shell != nil {
 		e.Shell = *fc.Run.Shell
 	}
+	if p.tmpTTL != nil {
+		e.TmpTTL = *p.tmpTTL
+	}
 	if v := fc.Filesystem.AllowWrite; v != nil {
 		paths, err := l.paths(p, "filesystem.allow_write", *v, false)
 		if err != nil {

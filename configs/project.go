@@ -29,6 +29,9 @@ func (l *loader) applyProject(p *parsed) error {
 	if sh := fc.Run.Shell; sh != nil && *sh != e.Shell {
 		warn("run.shell", "a project file may not choose the shell that runs your scripts")
 	}
+	if p.tmpTTL != nil && *p.tmpTTL != e.TmpTTL {
+		warn("sandbox.tmp_ttl", "a project file may not change how long temporary files are kept")
+	}
 
 	if v := fc.Filesystem.AllowWrite; v != nil {
 		paths, err := l.paths(p, "filesystem.allow_write", *v, false)

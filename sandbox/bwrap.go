@@ -131,8 +131,10 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 			}
 		}
 	}
-	if p.CacheDir != "" && !path.IsAbs(p.CacheDir) {
-		return nil, fmt.Errorf("bwrap: cache directory %q is not absolute", p.CacheDir)
+	for _, d := range []struct{ what, p string }{{"cache directory", p.CacheDir}, {"temporary directory", p.TempDir}, {"private directory", p.Private}} {
+		if d.p != "" && !path.IsAbs(d.p) {
+			return nil, fmt.Errorf("bwrap: %s %q is not absolute", d.what, d.p)
+		}
 	}
 	b := &bwBuilder{h: h, mode: mode}
 
@@ -163,14 +165,28 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 		}
 	}
 	args = append(args, "--proc", "/proc", "--dev", "/dev")
-	// Private temporary directories and no host runtime sockets.
-	args = append(args, "--perms", "1777", "--tmpfs", bwPrivateTmp)
+	// The project's own /tmp (or a private one for this run only), no
+	// host runtime sockets.
+	hidden := []string{bwPrivateTmp}
+	if p.TempDir != "" {
+		if b.kind(p.TempDir) != fs.ModeDir {
+			return nil, fmt.Errorf("bwrap: temporary directory %s does not exist", p.TempDir)
+		}
+		args = append(args, "--bind", p.TempDir, bwPrivateTmp)
+	} else {
+		args = append(args, "--perms", "1777", "--tmpfs", bwPrivateTmp)
+	}
 	if mode != Strict {
 		for _, d := range []string{"/var/tmp", "/run", "/var/run"} {
 			if b.kind(d) == fs.ModeDir {
 				args = append(args, "--tmpfs", d)
+				hidden = append(hidden, d)
 			}
 		}
+		// What the user's shell finds in those places must still be
+		// there: a home directory or tools under the host's /tmp (CI
+		// checkouts, test harnesses).
+		args = append(args, b.reshow(env, hidden, p)...)
 	}
 	if h.UID == 0 {
 		// The command's uid is host root without capabilities: /proc/sys
@@ -208,11 +224,16 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 			args = append(args, "--bind", r, r)
 		}
 	}
+	if p.Private != "" && b.kind(p.Private) == fs.ModeDir {
+		// Every project's caches and temporary files: only this run's
+		// own are shown again below.
+		args = append(args, "--perms", "0555", "--tmpfs", p.Private)
+	}
 	if p.CacheDir != "" {
 		if b.kind(p.CacheDir) != fs.ModeDir {
 			return nil, fmt.Errorf("bwrap: cache directory %s does not exist", p.CacheDir)
 		}
-		if mode != Permissive {
+		if mode != Permissive || p.Private != "" {
 			args = append(args, "--bind", p.CacheDir, p.CacheDir)
 		}
 	}
@@ -228,13 +249,19 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 		}
 		args = append(args, "--ro-bind", p.Network.ProxyDir, p.Network.ProxyDir)
 	}
-	if len(p.Network.Bridge) > 0 {
-		// The bridge is safeexec itself, which may live where the sandbox
-		// shows something else (a private /tmp, a masked directory):
-		// bind the binary itself so that it runs whatever is mounted.
-		if exe := p.Network.Bridge[0]; path.IsAbs(exe) {
-			args = append(args, "--ro-bind", exe, exe)
-		}
+	// The bridge and the tools' cache helper (GOCACHEPROG) are safeexec
+	// itself, which may live where the sandbox shows something else (the
+	// project's /tmp, a masked directory): bind the binary itself so that
+	// it runs whatever is mounted.
+	var exes []string
+	if len(p.Network.Bridge) > 0 && path.IsAbs(p.Network.Bridge[0]) {
+		exes = append(exes, p.Network.Bridge[0])
+	}
+	if p.SafeexecPath != "" && path.IsAbs(p.SafeexecPath) && b.kind(p.SafeexecPath) == 0 && !slices.Contains(exes, p.SafeexecPath) {
+		exes = append(exes, p.SafeexecPath)
+	}
+	for _, exe := range exes {
+		args = append(args, "--ro-bind", exe, exe)
 	}
 
 	// Protected paths inside the writable (or, when permissive, all) roots.
@@ -653,6 +680,54 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 		out = append(out, o.args...)
 	}
 	return out
+}
+
+// reshow binds back, read-only, the home directory and the directories of
+// $PATH when they lie in a directory the sandbox replaces (hidden: /tmp,
+// /var/tmp, /run): the command must find the user's tools where the
+// user's shell finds them. A $PATH entry named "bin" brings its parent
+// (a toolchain such as /tmp/go/bin needs /tmp/go). Writable roots are
+// bound anyway; the hidden directories themselves are never shown.
+func (b *bwBuilder) reshow(env, hidden []string, p *Policy) []string {
+	var want []string
+	if h, ok := envValue(env, "HOME"); ok {
+		want = append(want, h)
+	}
+	if v, ok := envValue(env, "PATH"); ok {
+		for _, d := range strings.Split(v, ":") {
+			if path.Base(d) == "bin" {
+				d = path.Dir(d)
+			}
+			want = append(want, d)
+		}
+	}
+	var args, shown []string
+	for _, d := range want {
+		if !path.IsAbs(d) {
+			continue
+		}
+		real, ok := b.resolve(d)
+		if !ok || b.kind(real) != fs.ModeDir {
+			continue
+		}
+		in := false
+		for _, h := range hidden {
+			if pathWithin(h, real) && real != h {
+				in = true
+			}
+		}
+		for _, r := range append(b.writableRoots(p), shown...) {
+			if pathWithin(r, real) {
+				in = false
+			}
+		}
+		if !in {
+			continue
+		}
+		shown = append(shown, real)
+		args = append(args, "--ro-bind", real, real)
+	}
+	return args
 }
 
 // bwrapEnv returns env as the command sees it inside the sandbox:

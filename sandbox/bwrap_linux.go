@@ -248,9 +248,11 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if seccompTestOverride != nil {
 		filter = seccompTestOverride
 	}
-	if p.CacheDir != "" {
-		if err := os.MkdirAll(p.CacheDir, 0o700); err != nil {
-			return nil, fmt.Errorf("sandbox bwrap: create cache directory: %w", err)
+	for _, d := range []string{p.CacheDir, p.TempDir} {
+		if d != "" {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return nil, fmt.Errorf("sandbox bwrap: create %s: %w", d, err)
+			}
 		}
 	}
 	// A run by root with a process limit gets a pids cgroup (limits_linux.go).

@@ -714,7 +714,7 @@ func TestBwrapCacheDir(t *testing.T) {
 	dir, cache := t.TempDir(), t.TempDir()
 	p := bwPolicy(t, dir)
 	p.CacheDir = filepath.Join(cache, "safeexec")
-	env := CacheEnv(p.CacheDir, append([]string{"HOME=/nonexistent"}, bwEnv...))
+	env := append([]string{"HOME=/nonexistent", "GOCACHE=" + filepath.Join(p.CacheDir, "go-build"), "XDG_CACHE_HOME=" + filepath.Join(p.CacheDir, "xdg")}, bwEnv...)
 	r := bwRunEnv(t, p, env, "/bin/sh", "-c", `mkdir -p "$GOCACHE" && echo c > "$GOCACHE/x" && echo "$XDG_CACHE_HOME"`)
 	if r.ExitCode != 0 {
 		t.Fatalf("%+v", r)

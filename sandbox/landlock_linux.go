@@ -234,6 +234,11 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 		return nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
 	req := &llRequest{Mode: mode, DenyRead: p.DenyRead, Net: p.Network.Enabled, Cwd: p.Cwd}
+	if p.Private != "" {
+		// Other projects' caches and temporary files; this run's own
+		// are granted again (Always).
+		req.DenyRead = append(slices.Clone(p.DenyRead), p.Private)
+	}
 	req.Home, _ = envValue(c.Env, "HOME")
 	if p.CacheDir != "" {
 		if !filepath.IsAbs(p.CacheDir) {
@@ -252,7 +257,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: working directory: %w", err)
 	}
-	tmp, err := newPrivateTmp(os.TempDir(), roots, c.Env, hostTempDirs(c.Env))
+	tmp, err := runTmp(p.TempDir, os.TempDir(), roots, c.Env, hostTempDirs(c.Env))
 	if err != nil {
 		return nil, fmt.Errorf("sandbox landlock: private temporary directory: %w", err)
 	}

@@ -58,6 +58,7 @@ func sweepTmp(base string) {
 // privateTmp is one run's temporary directory.
 type privateTmp struct {
 	Dir   string
+	keep  bool     // the project's own directory: not removed after the run
 	Roots []string // the writable roots, host temporary directories left out
 	Env   []string // the command's environment, pointed at Dir
 }
@@ -92,6 +93,30 @@ func newPrivateTmp(parent string, roots, env, hostTemps []string) (*privateTmp, 
 		dir = real
 	}
 	pt := &privateTmp{Dir: dir}
+	pt.rewrite(roots, env, hostTemps)
+	return pt, nil
+}
+
+// runTmp returns the command's temporary directory: the project's own
+// persistent one when dir is set (Policy.TempDir; it stays after the
+// run), else a new private one under parent.
+func runTmp(dir, parent string, roots, env, hostTemps []string) (*privateTmp, error) {
+	if dir == "" {
+		return newPrivateTmp(parent, roots, env, hostTemps)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	pt := &privateTmp{Dir: real, keep: true}
+	pt.rewrite(roots, env, hostTemps)
+	return pt, nil
+}
+
+// rewrite leaves the host's temporary directories out of roots and
+// points the environment at the run's directory.
+func (pt *privateTmp) rewrite(roots, env, hostTemps []string) {
+	dir := pt.Dir
 	for _, r := range roots {
 		if !isHostTemp(r, hostTemps) {
 			pt.Roots = append(pt.Roots, r)
@@ -110,7 +135,6 @@ func newPrivateTmp(parent string, roots, env, hostTemps []string) (*privateTmp, 
 		pt.Env = append(pt.Env, kv)
 	}
 	pt.Env = append(pt.Env, "TMPDIR="+dir, "TMP="+dir, "TEMP="+dir)
-	return pt, nil
 }
 
 func toSlashAll(ps []string) []string {
@@ -123,7 +147,7 @@ func toSlashAll(ps []string) []string {
 
 // remove deletes the directory and what the command left in it.
 func (pt *privateTmp) remove() {
-	if pt != nil && pt.Dir != "" {
+	if pt != nil && pt.Dir != "" && !pt.keep {
 		os.RemoveAll(pt.Dir)
 	}
 }

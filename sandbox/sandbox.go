@@ -51,6 +51,17 @@ type Policy struct {
 	// writable inside the sandbox (in every mode) and CacheEnv points the
 	// tools' cache variables at it, so the host's caches are never written.
 	CacheDir string
+	// TempDir, when set, is the project's persistent temporary directory
+	// on the host: the command's /tmp (bwrap) or $TMPDIR (the other
+	// backends), the same in every run of the project. Unset, each run
+	// gets a private temporary directory that is removed afterwards.
+	TempDir string
+	// Private, when set, is safeexec's directory of every project's
+	// caches and temporary directories: hidden inside the sandbox, but
+	// for this run's CacheDir (and TempDir, as /tmp), so no project sees
+	// another's files. Backends that cannot hide a directory beneath a
+	// readable one (seatbelt, Windows) leave it readable.
+	Private string
 	// SafeexecPath is the safeexec binary, for backends that re-execute
 	// it inside the sandbox (the network bridge, the Landlock fallback).
 	SafeexecPath string

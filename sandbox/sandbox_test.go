@@ -282,28 +282,6 @@ func TestDetectFallbackIsReported(t *testing.T) {
 	}
 }
 
-func TestCacheEnv(t *testing.T) {
-	env := CacheEnv("/c", []string{"HOME=/home/u", "GOCACHE=/home/u/.cache/go-build", "PATH=/usr/bin", "GOPROXY=https://proxy.example"})
-	want := map[string]string{
-		"GOCACHE": "/c/go-build", "GOMODCACHE": "/c/go-mod", "npm_config_cache": "/c/npm",
-		"PIP_CACHE_DIR": "/c/pip", "XDG_CACHE_HOME": "/c/xdg", "PATH": "/usr/bin",
-		"GOPROXY": "file:///home/u/go/pkg/mod/cache/download,https://proxy.example",
-	}
-	got := map[string]string{}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if _, dup := got[k]; dup {
-			t.Errorf("%s set twice", k)
-		}
-		got[k] = v
-	}
-	for k, v := range want {
-		if filepath.Separator == '/' && got[k] != v {
-			t.Errorf("%s = %q, want %q", k, got[k], v)
-		}
-	}
-}
-
 // TestBwrapArgsFileRoot: a writable root that is a file (an agent's state
 // file in the host's /tmp) is bound on its own, after the private /tmp.
 func TestBwrapArgsFileRoot(t *testing.T) {

@@ -72,7 +72,7 @@ func (seatbeltBackend) Start(p *Policy, c *Command) (Process, error) {
 		hostTemps = append(hostTemps, v)
 	}
 	hostTemps = resolveAll(hostTemps, true)
-	tmp, err := newPrivateTmp(os.TempDir(), q.WritableRoots, c.Env, hostTemps)
+	tmp, err := runTmp(p.TempDir, os.TempDir(), q.WritableRoots, c.Env, hostTemps)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox seatbelt: private temporary directory: %w", err)
 	}

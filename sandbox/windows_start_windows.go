@@ -91,7 +91,7 @@ func (windowsBackend) Start(p *Policy, c *Command) (Process, error) {
 			hostTemps = append(hostTemps, v)
 		}
 	}
-	tmp, err := newPrivateTmp(os.TempDir(), roots, c.Env, hostTemps)
+	tmp, err := runTmp(p.TempDir, os.TempDir(), roots, c.Env, hostTemps)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox windows: private temporary directory: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/sandbox"
+	"github.com/safeexec/safeexec/toolcache"
 )
 
 // version is set with -ldflags "-X main.version=..."; otherwise it comes
@@ -80,6 +81,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return netallow.RunBridge(args[2:])
 		case "__winhelper":
 			return sandbox.RunWindowsHelper(args[2:])
+		case "__gocache":
+			return toolcache.RunGoCache(args[2:])
 		}
 	}
 	// A Windows run killed before it could undo its ACL changes left a
@@ -204,6 +207,7 @@ func (e *env) app() *cli.App {
 			e.hookCommand(),
 			e.helperCommand(),
 			e.serveCommand(),
+			e.cacheCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -230,7 +234,8 @@ safeexec config show [--defaults] | validate [FILE] | path | init [--force]
 safeexec hook claude|codex|gemini
 safeexec hook install claude|codex|gemini [--project] [--write]
 safeexec helper run --mode M --cwd DIR --policy-json JSON -- CMD [ARG...]
-safeexec [flags] serve [--socket PATH] [--max-terminals N]`
+safeexec [flags] serve [--socket PATH] [--max-terminals N]
+safeexec cache path|size|clean [--project DIR] [--all]`
 
 // loadPolicy reads the configuration with the global flags applied.
 func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {

@@ -31,7 +31,7 @@ type invocation struct {
 // script (the form Claude Code's shell prefix uses).
 var subcommands = map[string]bool{
 	"check": true, "audit": true, "doctor": true, "config": true,
-	"hook": true, "help": true, "version": true, "helper": true, "serve": true,
+	"hook": true, "help": true, "version": true, "helper": true, "serve": true, "cache": true,
 }
 
 // valueFlags are the global flags that take a value.

@@ -12,6 +12,7 @@ import (
 	"github.com/safeexec/safeexec"
 	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/sandbox"
+	"github.com/safeexec/safeexec/workspace"
 )
 
 func (e *env) doctorCommand() *cli.Command {
@@ -64,6 +65,12 @@ type doctorReport struct {
 	} `json:"network"`
 	AuditPath string `json:"audit_path"`
 	Version   string `json:"version"`
+	// NotProject says why the working directory cannot be written.
+	NotProject string `json:"not_a_project,omitempty"`
+	Project    *struct {
+		Root string `json:"root"`
+		Dir  string `json:"dir"`
+	} `json:"project,omitempty"`
 }
 
 func (e *env) doctorJSON(pol *configs.Effective, rep sandbox.Report, derr error) error {
@@ -76,12 +83,32 @@ func (e *env) doctorJSON(pol *configs.Effective, rep sandbox.Report, derr error)
 	if derr != nil {
 		d.Error = derr.Error()
 	}
+	roots, proj, werr := e.workspace(pol)
+	d.AllowWrite = roots
+	if werr != nil {
+		d.NotProject = werr.Error()
+	} else {
+		d.Project = &struct {
+			Root string `json:"root"`
+			Dir  string `json:"dir"`
+		}{proj.Root, proj.Dir}
+	}
 	d.Network.Enabled = pol.NetworkEnabled
 	d.Network.Allowed = pol.AllowedDomains
 	d.Network.Denied = pol.DeniedDomains
 	enc := json.NewEncoder(e.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)
+}
+
+// workspace returns the writable roots a run here would get, and the
+// project, or why the working directory cannot be written.
+func (e *env) workspace(pol *configs.Effective) ([]string, *workspace.Project, error) {
+	roots, err := safeexec.WritableRoots(pol, e.cwd, e.home, e.environ)
+	if err != nil {
+		return nil, nil, err
+	}
+	return roots, workspace.Open(workspace.Base(e.getenv, e.home), workspace.Find(e.cwd, e.home)), nil
 }
 
 func (e *env) doctorText(pol *configs.Effective, rep sandbox.Report, derr error) {
@@ -134,14 +161,20 @@ func (e *env) doctorText(pol *configs.Effective, rep sandbox.Report, derr error)
 	for _, x := range pol.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", x)
 	}
+	roots, proj, werr := e.workspace(pol)
 	var writable []string
-	for _, d := range pol.AllowWrite {
+	for _, d := range roots {
 		if d == "/tmp" || d == "/var/tmp" || d == filepath.Clean(os.TempDir()) {
-			d += " (a private temporary directory for each run)"
+			d += " (the project's own temporary directory)"
 		}
 		writable = append(writable, d)
 	}
-	fmt.Fprintf(w, "  writable: %s\n", strings.Join(writable, ", "))
+	if werr != nil {
+		fmt.Fprintf(w, "  writable: none — commands here are refused: %v\n", werr)
+	} else {
+		fmt.Fprintf(w, "  writable: %s\n", strings.Join(writable, ", "))
+		fmt.Fprintf(w, "  project: %s (its /tmp and tool caches: %s)\n", proj.Root, e.shortPath(proj.Dir))
+	}
 	fmt.Fprintf(w, "  unreadable: %d paths (deny_read)\n", len(pol.DenyRead))
 	fmt.Fprintf(w, "  read-only inside writable roots: %s\n", strings.Join(pol.DenyWrite, ", "))
 	if pol.NetworkEnabled {

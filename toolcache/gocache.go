@@ -1,0 +1,282 @@
+package toolcache
+
+// A build cache for the go command (GOCACHEPROG) that reads two caches and
+// writes one: the project's own, in the layout of Go's own cache (so a go
+// command that ignores GOCACHEPROG finds the same entries), and the
+// host's GOCACHE, read-only. Entries are looked up in the project's cache
+// first. The protocol is the one of cmd/go/internal/cacheprog: JSON
+// requests on stdin, JSON responses on stdout, a put's body as a base64
+// JSON string on the line after it.
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type goCacheRequest struct {
+	ID       int64
+	Command  string
+	ActionID []byte `json:",omitempty"`
+	OutputID []byte `json:",omitempty"`
+	BodySize int64  `json:",omitempty"`
+}
+
+type goCacheResponse struct {
+	ID            int64
+	Err           string     `json:",omitempty"`
+	KnownCommands []string   `json:",omitempty"`
+	Miss          bool       `json:",omitempty"`
+	OutputID      []byte     `json:",omitempty"`
+	Size          int64      `json:",omitempty"`
+	Time          *time.Time `json:",omitempty"`
+	DiskPath      string     `json:",omitempty"`
+}
+
+// idLen is the length of Go's action and output IDs (SHA-256).
+const idLen = 32
+
+// maxBody bounds one cached output: far above any package archive or
+// test binary, below what would exhaust memory.
+const maxBody = 4 << 30
+
+// ServeGoCache answers the go command on r and w until it sends "close"
+// or closes r. own is the project's cache (created if missing), host the
+// host's GOCACHE, never written ("" for none).
+func ServeGoCache(own, host string, r io.Reader, w io.Writer) error {
+	if !filepath.IsAbs(own) || host != "" && !filepath.IsAbs(host) {
+		return errors.New("gocache: the cache directories must be absolute paths")
+	}
+	if err := os.MkdirAll(own, 0o777); err != nil {
+		return fmt.Errorf("gocache: %w", err)
+	}
+	c := &goCache{own: own, host: host}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	send := func(res *goCacheResponse) error {
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	if err := send(&goCacheResponse{KnownCommands: []string{"get", "put", "close"}}); err != nil {
+		return fmt.Errorf("gocache: %w", err)
+	}
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	for {
+		var req goCacheRequest
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("gocache: read request: %w", err)
+		}
+		res := &goCacheResponse{ID: req.ID}
+		switch req.Command {
+		case "get":
+			c.get(&req, res)
+		case "put":
+			var body []byte
+			if req.BodySize > 0 {
+				if req.BodySize > maxBody {
+					return fmt.Errorf("gocache: body of %d bytes is too large", req.BodySize)
+				}
+				if err := dec.Decode(&body); err != nil {
+					return fmt.Errorf("gocache: read body: %w", err)
+				}
+			}
+			c.put(&req, body, res)
+		case "close":
+			c.trim(time.Now())
+			return send(res)
+		default:
+			res.Err = "unknown command " + strconv.Quote(req.Command)
+		}
+		if err := send(res); err != nil {
+			return fmt.Errorf("gocache: %w", err)
+		}
+	}
+}
+
+type goCache struct {
+	own, host string
+}
+
+// entry is one action entry, as Go's disk cache writes it:
+// "v1 <action> <output> <size> <time>\n".
+type entry struct {
+	output []byte
+	size   int64
+	time   time.Time
+}
+
+func entryPath(dir string, id []byte) string {
+	h := hex.EncodeToString(id)
+	return filepath.Join(dir, h[:2], h+"-a")
+}
+
+func outputPath(dir string, id []byte) string {
+	h := hex.EncodeToString(id)
+	return filepath.Join(dir, h[:2], h+"-d")
+}
+
+func (c *goCache) get(req *goCacheRequest, res *goCacheResponse) {
+	if len(req.ActionID) != idLen {
+		res.Err = "bad action ID"
+		return
+	}
+	for _, dir := range []string{c.own, c.host} {
+		if dir == "" {
+			continue
+		}
+		e, ok := readEntry(dir, req.ActionID)
+		if !ok {
+			continue
+		}
+		out := outputPath(dir, e.output)
+		fi, err := os.Stat(out)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+			continue
+		}
+		if dir == c.own {
+			markUsed(entryPath(dir, req.ActionID), out)
+		}
+		t := e.time
+		res.OutputID, res.Size, res.Time, res.DiskPath = e.output, e.size, &t, out
+		return
+	}
+	res.Miss = true
+}
+
+func readEntry(dir string, action []byte) (entry, bool) {
+	b, err := os.ReadFile(entryPath(dir, action))
+	if err != nil || len(b) > 512 {
+		return entry{}, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 5 || f[0] != "v1" || f[1] != hex.EncodeToString(action) {
+		return entry{}, false
+	}
+	out, err := hex.DecodeString(f[2])
+	if err != nil || len(out) != idLen {
+		return entry{}, false
+	}
+	size, err1 := strconv.ParseInt(f[3], 10, 64)
+	nsec, err2 := strconv.ParseInt(f[4], 10, 64)
+	if err1 != nil || err2 != nil || size < 0 {
+		return entry{}, false
+	}
+	return entry{output: out, size: size, time: time.Unix(0, nsec)}, true
+}
+
+// markUsed refreshes the times of a used entry, at most hourly, as Go's
+// cache does, so that trimming keeps what is in use.
+func markUsed(paths ...string) {
+	now := time.Now()
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && now.Sub(fi.ModTime()) > time.Hour {
+			os.Chtimes(p, now, now)
+		}
+	}
+}
+
+func (c *goCache) put(req *goCacheRequest, body []byte, res *goCacheResponse) {
+	if len(req.ActionID) != idLen || len(req.OutputID) != idLen {
+		res.Err = "bad action or output ID"
+		return
+	}
+	if int64(len(body)) != req.BodySize {
+		res.Err = "body size mismatch"
+		return
+	}
+	out := outputPath(c.own, req.OutputID)
+	if fi, err := os.Stat(out); err != nil || !fi.Mode().IsRegular() || fi.Size() != req.BodySize {
+		if err := writeAtomic(out, body); err != nil {
+			res.Err = err.Error()
+			return
+		}
+	}
+	now := time.Now()
+	line := fmt.Sprintf("v1 %x %x %20d %20d\n", req.ActionID, req.OutputID, req.BodySize, now.UnixNano())
+	if err := writeAtomic(entryPath(c.own, req.ActionID), []byte(line)); err != nil {
+		res.Err = err.Error()
+		return
+	}
+	res.DiskPath = out
+}
+
+// writeAtomic writes a file whole or not at all: other go commands of the
+// same project read the cache at the same time.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Trimming, as Go's own cache does it: at most once a day, remove what
+// was not used for five days.
+const (
+	trimEvery = 24 * time.Hour
+	trimAge   = 5 * 24 * time.Hour
+)
+
+func (c *goCache) trim(now time.Time) {
+	stamp := filepath.Join(c.own, "trim.txt")
+	if b, err := os.ReadFile(stamp); err == nil {
+		if t, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && now.Sub(time.Unix(t, 0)) < trimEvery {
+			return
+		}
+	}
+	writeAtomic(stamp, []byte(strconv.FormatInt(now.Unix(), 10)+"\n"))
+	for i := range 256 {
+		sub := filepath.Join(c.own, fmt.Sprintf("%02x", i))
+		ents, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > trimAge {
+				os.Remove(filepath.Join(sub, e.Name()))
+			}
+		}
+	}
+}
+
+// RunGoCache is the entry point of "safeexec __gocache OWN HOST", the
+// GOCACHEPROG that Env sets: it serves the go command on standard input
+// and output and returns the exit status.
+func RunGoCache(args []string) int {
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "safeexec: __gocache: want OWN-CACHE HOST-CACHE")
+		return 2
+	}
+	if err := ServeGoCache(args[0], args[1], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -17,12 +17,16 @@
 //   - namespaces: user, pid, ipc, uts, net (and cgroup where possible);
 //     --die-with-parent, --new-session, --disable-userns, capabilities
 //     dropped; a seccomp filter built in Go (see below) handed over a pipe;
-//   - compat: the host's / read-only, fresh /proc and /dev, private tmpfs on
-//     /tmp (the command's $TMPDIR), /var/tmp and /run (so host daemons'
-//     sockets, the session bus, ssh and gpg agents are out of reach), the
-//     writable roots bound read-write, then the protected paths read-only,
-//     then the deny_read paths masked (directories by an empty tmpfs, files
-//     by /dev/null; a path that is a symlink is masked where it leads);
+//   - compat: the host's / read-only, fresh /proc and /dev, the project's
+//     temporary directory (Policy.TempDir; else a private tmpfs) on /tmp
+//     (the command's $TMPDIR), private tmpfs on /var/tmp and /run (so host
+//     daemons' sockets, the session bus, ssh and gpg agents are out of
+//     reach), the home directory and $PATH directories that lie there
+//     bound back read-only, the writable roots bound read-write,
+//     safeexec's directory of all projects (Policy.Private) hidden but for
+//     this project's caches, then the protected paths read-only, then the
+//     deny_read paths masked (directories by an empty tmpfs, files by
+//     /dev/null; a path that is a symlink is masked where it leads);
 //   - strict: only /usr /bin /sbin /lib* /etc /opt read-only, the first
 //     writable root and the cache directory;
 //   - permissive: / writable; the namespaces, masks, protected paths and
@@ -136,13 +140,11 @@
 //     (an agent in the home directory such as 1Password's
 //     ~/.1password/agent.sock: add its directory to deny_read; bwrap
 //     cannot mount over a socket itself).
-//   - The tool cache (CacheDir) is shared by every sandboxed run of the
-//     user, across projects: what one run writes there (a build cache
-//     entry, a package in a download cache, a config file in CARGO_HOME)
-//     is what later runs build with. It never reaches the host's own
-//     caches, but a run can poison what a later sandboxed build in another
-//     project produces; clear ~/.cache/safeexec/tools after a run you do
-//     not trust.
+//   - The tool cache (CacheDir) and temporary directory (TempDir) are
+//     shared by every sandboxed run of one project: what one run writes
+//     there is what later runs of that project build with. Other projects'
+//     (Private) are hidden under bwrap and Landlock; seatbelt and Windows
+//     leave them readable, not writable.
 //   - Memory is not limited: a command can fill its private /tmp, /var/tmp
 //     and /run (tmpfs, in RAM) or allocate until the kernel's OOM killer
 //     acts on the host.
@@ -179,9 +181,12 @@
 //   - A writable root may be a single existing file (it is bound on its
 //     own, even inside the private /tmp); a root that does not exist is
 //     skipped. A writable root of "/" or the host's temporary directory is
-//     not bound:
-//     the first would undo the sandbox, the second is replaced by the
-//     private $TMPDIR (files a command leaves in /tmp vanish with it).
+//     not bound: the first would undo the sandbox, the second is replaced
+//     by the project's temporary directory (or a private one). Callers
+//     refuse such roots before they get here (package workspace).
+//   - Landlock, seatbelt and Windows cannot put another directory at
+//     /tmp: the project's temporary directory is $TMPDIR there, and a
+//     program that writes to /tmp by name cannot.
 //   - Exit statuses above 128 are read as "killed by signal N", as a shell
 //     does: a command that exits 130 on its own is reported as SIGINT.
 //   - RLIMIT_CPU is per process, so a command that keeps forking can use

@@ -74,12 +74,19 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, "home")
+			// The home directory lies outside $WORK (a working directory
+			// that contains the home is not a project); $WORK/home leads
+			// to it.
+			home := env.WorkDir + "-home"
 			for _, d := range []string{home, filepath.Join(env.WorkDir, "bin")} {
 				if err := os.MkdirAll(d, 0o755); err != nil {
 					return err
 				}
 			}
+			if err := os.Symlink(home, filepath.Join(env.WorkDir, "home")); err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(home) })
 			env.Setenv("HOME", home)
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))

@@ -207,8 +207,27 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	if tty != nil {
 		tty.finish()
 	}
+	p.refusedHint()
 	p.finish()
 	return &p.out, nil
+}
+
+// refusedHint says, after a failed run, which protected file the command
+// tried to change: the tool's own message ("could not write config file
+// .git/config: Device or resource busy") does not say that the sandbox
+// keeps it read-only, nor what to do.
+func (p *pipeline) refusedHint() {
+	if p.out.ExitCode == 0 || len(p.out.Refused) == 0 {
+		return
+	}
+	what := p.out.Refused[0]
+	if rel, err := filepath.Rel(p.req.Cwd, what); err == nil && !strings.HasPrefix(rel, "..") {
+		what = rel
+	}
+	if n := len(p.out.Refused) - 1; n > 0 {
+		what += fmt.Sprintf(" (and %d more)", n)
+	}
+	p.req.notef("the command failed changing %s, a protected path that is read-only in the sandbox; to change it, run the command on the host, outside safeexec: %s", what, p.display())
 }
 
 // terminal gives an interactive command a pseudo-terminal of its own when
@@ -523,6 +542,7 @@ func (p *pipeline) wait(ctx context.Context, proc sandbox.Process, sigc <-chan o
 			p.out.ExitCode = r.st.ExitCode
 			p.out.Signal = r.st.Signal
 			p.out.Protected = r.st.Protected
+			p.out.Refused = r.st.Refused
 			if r.err != nil {
 				p.req.notef("wait: %v", r.err)
 				if p.out.ExitCode == 0 {

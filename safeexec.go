@@ -108,6 +108,9 @@ type Outcome struct {
 	// Protected lists protected paths the command created or changed that
 	// the sandbox took back after the run.
 	Protected []string
+	// Refused lists protected files the command tried to replace while
+	// they were read-only (a likely reason for its failure).
+	Refused []string
 }
 
 // RefusedError is returned when the command was not run because of its

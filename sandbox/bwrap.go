@@ -100,6 +100,10 @@ type bwrapPlan struct {
 	// Watch are the missing protected and masked paths inside writable
 	// roots, to be checked once the sandbox is gone.
 	Watch []watchPath
+	// Protected are the protected files inside writable roots (bound
+	// read-only onto themselves), whose directories are watched for a
+	// command trying to replace them.
+	Protected []string
 	// Env is the command's environment.
 	Env []string
 }
@@ -309,8 +313,34 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 		args = append(args, p.Network.Bridge...)
 		args = append(args, "--")
 	}
+	protected := b.protectedFiles(args, protectRoots, mode == Permissive)
 	args = append(args, argv...)
-	return &bwrapPlan{Args: args, Watch: b.watch, Env: bwrapEnv(env, sockRoots)}, nil
+	return &bwrapPlan{Args: args, Watch: b.watch, Protected: protected, Env: bwrapEnv(env, sockRoots)}, nil
+}
+
+// protectedFiles lists the files that args bind read-only onto themselves
+// inside a writable root.
+func (b *bwBuilder) protectedFiles(args, roots []string, permissive bool) []string {
+	var out []string
+	for i := 0; i+2 < len(args) && args[i] != "--"; i++ {
+		if args[i] != "--ro-bind" || args[i+1] != args[i+2] {
+			continue
+		}
+		p := args[i+1]
+		if k := b.kind(p); k == fs.ModeDir || k == fs.ModeIrregular {
+			continue
+		}
+		for _, r := range roots {
+			if r == "/" && !permissive {
+				continue
+			}
+			if pathWithin(r, p) && r != p {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
 }
 
 type bwBuilder struct {

@@ -342,6 +342,8 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	// bwrap must not get the terminal's SIGINT: it would die and take the
 	// sandbox with it before the command's handler ran. safeexec forwards
 	// signals through Signal instead (Setpgid).
+	// Watched before the command can start.
+	protect := watchProtected(plan.Protected)
 	var child *forkedChild
 	start := func() (err error) {
 		child, err = forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
@@ -365,9 +367,10 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	closeAll(childEnds...)
 	childEnds = nil
 	if err != nil {
+		protect.touched()
 		return fail(err)
 	}
-	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)),
+	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)), protect: protect,
 		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release,
 		gitRoots: sweepRoots(p, false), started: started}
 	if syncR != nil {
@@ -448,6 +451,7 @@ type bwrapProcess struct {
 	status   *os.File
 	dec      *json.Decoder
 	watch    []watchPath // swept once the sandbox is gone
+	protect  *protectWatch
 	stderr   io.Writer
 	watchdog *cgroupWatchdog
 	childPID int    // the sandbox's init, in the host's pid namespace
@@ -555,13 +559,14 @@ func (b *bwrapProcess) wait() (Status, error) {
 	b.watchdog.stop()
 	taken := sweepCreated(b.watch, b.stderr)
 	taken = append(taken, sweepNestedGit(b.gitRoots, b.started, b.stderr)...)
+	refused := b.protect.touched()
 
 	if werr != nil {
 		return Status{ExitCode: 125, Protected: taken}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
 	}
 	switch {
 	case exitCode >= 0:
-		st := Status{ExitCode: exitCode, Protected: taken}
+		st := Status{ExitCode: exitCode, Protected: taken, Refused: refused}
 		// bwrap reports a command killed by signal N as 128+N, as a shell
 		// does; an exit status in that range is read the same way.
 		if exitCode > 128 && exitCode <= 128+64 {

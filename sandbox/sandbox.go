@@ -167,6 +167,11 @@ type Status struct {
 	// were taken back afterwards (moved to quarantine, removed, restored),
 	// for backends that cannot block them during the run.
 	Protected []string
+	// Refused lists protected files the command tried to replace (a lock
+	// or temporary file appeared beside one) while they were read-only,
+	// for backends that block them during the run (bwrap): the likely
+	// cause when the command failed.
+	Refused []string
 }
 
 // ErrUnavailable is wrapped by errors that mean the backend cannot run on

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -227,7 +228,7 @@ func (p *pipeline) refusedHint() {
 	if n := len(p.out.Refused) - 1; n > 0 {
 		what += fmt.Sprintf(" (and %d more)", n)
 	}
-	p.req.notef("the command failed changing %s, a protected path that is read-only in the sandbox; to change it, run the command on the host, outside safeexec: %s", what, p.display())
+	p.req.notef("the command failed changing %s, a protected path that is read-only in the sandbox; to change it, run the command on the host, outside safeexec: %s", what, p.pasteable())
 }
 
 // terminal gives an interactive command a pseudo-terminal of its own when
@@ -285,6 +286,9 @@ func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {
 	req := p.req
 	p.env, p.sandboxed = env, sandboxed
 	rc := withReadDirs(riskContext(req.Policy, req.Cwd, p.home, env, sandboxed), req)
+	if sandboxed {
+		withProjectTemp(rc, p.backend.Name(), req.Cwd, p.home, req.Environ)
+	}
 	return classifyRequest(req, p.shell, rc)
 }
 
@@ -469,6 +473,21 @@ func WritableRoots(pol *configs.Effective, cwd, home string, environ []string) (
 		return nil, cwdErr
 	}
 	return out, nil
+}
+
+// withProjectTemp tells the classifier where the command's temporary
+// directory is inside the sandbox, writable: /tmp under bwrap, the
+// project's own directory ($TMPDIR) elsewhere.
+func withProjectTemp(rc *risk.Context, backend, cwd, home string, environ []string) {
+	tmp := "/tmp"
+	if backend != "bwrap" {
+		getenv := func(k string) string { v, _ := environValue(environ, k); return v }
+		tmp = workspace.Open(workspace.Base(getenv, home), workspace.Find(cwd, home)).TempDir()
+	}
+	rc.WritableRoots = append(slices.Clone(rc.WritableRoots), tmp)
+	if runtime.GOOS != "windows" && rc.Env != nil {
+		rc.Env["TMPDIR"] = tmp
+	}
 }
 
 // environValue is the last value of key in environ.

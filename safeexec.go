@@ -217,6 +217,9 @@ func Classify(req *Request, backend string) risk.Verdict {
 	home, _ := os.UserHomeDir()
 	env, _ := filterEnv(req.Policy, req.Environ)
 	rc := withReadDirs(riskContext(req.Policy, req.Cwd, home, env, backend != "none" && backend != ""), req)
+	if backend != "none" && backend != "" && home != "" {
+		withProjectTemp(rc, backend, req.Cwd, home, req.Environ)
+	}
 	var sh scriptShell
 	if req.IsScript {
 		var err error

@@ -29,7 +29,7 @@ var redirected = []struct{ name, sub string }{
 	{"npm_config_cache", "npm"},
 	{"YARN_CACHE_FOLDER", "yarn"},
 	{"YARN_GLOBAL_FOLDER", "yarn-berry"},
-	{"npm_config_store_dir", "pnpm-store"},
+	{"pnpm_config_store_dir", "pnpm-store"},
 	{"BUN_INSTALL_CACHE_DIR", "bun"},
 	{"PIP_CACHE_DIR", "pip"},
 	{"UV_CACHE_DIR", "uv"},

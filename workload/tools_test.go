@@ -36,7 +36,7 @@ func TestToolsSameInsideAndOutside(t *testing.T) {
 		}
 		found++
 		// Each tool on its own, so one that fails does not hide the rest.
-		script.WriteString("echo '== " + vc[0] + "'; command -v " + vc[0] + "; " + vc[0] + " " + vc[1] + " 2>&1 | head -n 5; echo \"status ${PIPESTATUS[0]}\"\n")
+		script.WriteString("echo '== " + vc[0] + "'; command -v " + vc[0] + "; " + vc[0] + " " + vc[1] + " </dev/null 2>&1; echo \"status $?\"\n")
 	}
 	for _, must := range []string{"git", "go"} {
 		if _, err := exec.LookPath(must); err != nil {

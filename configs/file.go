@@ -145,7 +145,7 @@ type parsed struct {
 	// agent names ("*" for true), nil when the key is not set.
 	promptTimeout *time.Duration
 	agentPrefix   *[]string
-	tmpTTL   *time.Duration
+	tmpTTL        *time.Duration
 }
 
 // keyTypes names what each key holds, for type-mismatch messages.

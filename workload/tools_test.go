@@ -26,6 +26,7 @@ var versionCommands = [][2]string{
 // as outside (with the machine's real home directory, for root as for any
 // user).
 func TestToolsSameInsideAndOutside(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	bare, safe := h.twins("tools", map[string]string{"README": "tools\n"}, "")
 	var script strings.Builder

@@ -282,6 +282,7 @@ func clip(s string) string {
 }
 
 func TestGit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "git")
 	bare, safe := h.twins("git", map[string]string{
@@ -311,6 +312,7 @@ git status --short --branch
 }
 
 func TestGo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "go")
 	sum := goSum(h.reg)
@@ -353,6 +355,7 @@ func goSum(r *registries) string {
 }
 
 func TestNode(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "node", "npm", "npx")
 	lock := `{
@@ -391,6 +394,7 @@ ls node_modules/.bin
 }
 
 func TestPython(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "python3")
 	if err := exec.Command("python3", "-c", "import venv, ensurepip").Run(); err != nil {
@@ -414,6 +418,7 @@ if .venv/bin/python -c 'import pytest' 2>/dev/null; then .venv/bin/python -m pyt
 }
 
 func TestRust(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "cargo", "rustc")
 	bare, safe := h.twins("rust", map[string]string{
@@ -428,6 +433,7 @@ cargo test --offline -q 2>&1 | grep -E '^test result'
 }
 
 func TestMakeAndFreshBinary(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "make", "cc")
 	bare, safe := h.twins("make", map[string]string{
@@ -447,6 +453,7 @@ cc -o fresh fresh.c && ./fresh a b
 }
 
 func TestLargeOutputAndInput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	needTools(t, "seq", "sha256sum")
 	bare, safe := h.twins("io", map[string]string{"README": "io\n"}, "")

@@ -41,6 +41,10 @@ type llRequest struct {
 	// Always are writable in every mode: safeexec's tool cache, the
 	// run's private temporary directory.
 	Always []string
+	// Hidden are directories granted nothing, but for the Always entries
+	// inside them (safeexec's directory of every project: only this
+	// project's cache and temporary directory).
+	Hidden []string
 	// Cwd is the working directory and Home the command's $HOME, which
 	// decide whether root's home directory is masked (rootSecretsFor).
 	Cwd, Home string
@@ -249,8 +253,9 @@ func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
 		}
 		deny = append(deny, expandDenied(present)...)
 	}
+	hidden := expandDenied(s.Hidden)
 	// /dev is never granted as a whole: only llDevices below.
-	readDeny := append(slices.Clone(deny), "/dev")
+	readDeny := append(append(slices.Clone(deny), hidden...), "/dev")
 
 	add := func(r llRule) {
 		if r.File {
@@ -282,9 +287,11 @@ func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
 	if mode != Strict {
 		add(llRule{Path: "/dev/shm", Access: llRead | llWrite})
 	}
-	roots := landlockRoots(mode, s.Roots)
-	roots = append(slices.Clone(roots), s.Always...)
-	for _, r := range roots {
+	rootDeny := append(slices.Clone(deny), hidden...)
+	for _, r := range landlockRoots(mode, s.Roots) {
+		walk(r, llRead|llWrite, rootDeny)
+	}
+	for _, r := range s.Always {
 		walk(r, llRead|llWrite, deny)
 	}
 	p.FS = mergeRules(p.FS)

@@ -237,7 +237,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if p.Private != "" {
 		// Other projects' caches and temporary files; this run's own
 		// are granted again (Always).
-		req.DenyRead = append(slices.Clone(p.DenyRead), p.Private)
+		req.Hidden = []string{p.Private}
 	}
 	req.Home, _ = envValue(c.Env, "HOME")
 	if p.CacheDir != "" {

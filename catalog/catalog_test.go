@@ -1,6 +1,10 @@
 package catalog
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/safeexec/safeexec/shell"
+)
 
 // The families are merged at start-up, which panics when two of them
 // claim one program; every program has one entry.
@@ -19,5 +23,48 @@ func TestFamilies(t *testing.T) {
 	}
 	if Lookup("no-such-program") != nil || Tools("no-such-program") != nil {
 		t.Error("an unknown program is known")
+	}
+}
+
+// Environment printers count only in the shapes listed.
+func TestEnvPrinter(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want bool
+	}{
+		{[]string{"brew", "shellenv"}, true},
+		{[]string{"brew", "shellenv", "zsh"}, true},
+		{[]string{"brew", "shellenv", "zsh", "bash"}, false},
+		{[]string{"brew", "install", "x"}, false},
+		{[]string{"pyenv", "init", "-"}, true},
+		{[]string{"pyenv", "init", "-", "--no-rehash", "bash"}, true},
+		{[]string{"pyenv", "init", "-", "bash", "--no-rehash"}, true},
+		{[]string{"pyenv", "init", "-", "--no-rehash", "--no-rehash"}, false},
+		{[]string{"pyenv", "init"}, false},
+		{[]string{"ssh-agent"}, true},
+		{[]string{"ssh-agent", "-s"}, true},
+		{[]string{"ssh-agent", "-s", "sh", "-c", "id"}, false},
+		{[]string{"conda", "shell.bash", "hook"}, true},
+		{[]string{"conda", "shell.evil", "hook"}, false},
+		{[]string{"conda", "shell.", "hook"}, false},
+		{[]string{"fnm", "env", "--shell=zsh", "--use-on-cd"}, true},
+		{[]string{"zoxide", "init", "bash", "--cmd", "cd"}, true},
+		{[]string{"zoxide", "init", "bash", "--cmd", "c;d"}, false},
+		{[]string{"kubectl", "completion", "bash"}, true},
+		{[]string{"kubectl", "get", "secrets"}, false},
+		{[]string{"direnv", "export", "bash"}, false},
+		{[]string{"unknown", "init", "-"}, false},
+	} {
+		c := &shell.Command{}
+		for _, a := range tc.argv {
+			c.Args = append(c.Args, shell.Static(a))
+		}
+		if got := EnvPrinter(c); got != tc.want {
+			t.Errorf("EnvPrinter(%q) = %v, want %v", tc.argv, got, tc.want)
+		}
+	}
+	c := &shell.Command{Args: []shell.Word{shell.Static("brew"), {Value: "$X", Dynamic: true}}}
+	if EnvPrinter(c) {
+		t.Error("a word only known at run time matched a shape")
 	}
 }

@@ -31,6 +31,9 @@
 //	winprogs.go      Windows programs and PowerShell cmdlets: the files they change
 //	system.go        crontab, systemctl, mount …: their options
 //	data.go          programs known to treat their arguments as data (which, pkill, apt-get …)
+//	envsetup.go      environment printers, by program and argument shape: brew shellenv, pyenv
+//	                 init -, ssh-agent -s, direnv hook bash, kubectl completion bash (their
+//	                 output is shell code that sets up the environment)
 //
 // A program the catalog does not describe at all is presumed to run its
 // arguments (see shell.Options.Programs): gdb --args, xvfb-run and

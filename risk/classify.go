@@ -285,13 +285,15 @@ func taintText(t shell.Taint) string {
 // script judges the code a shell, eval or source runs.
 func (j *judge) script(c *shell.Command) {
 	name := c.Name()
-	if name == "eval" && !c.FromFile {
-		j.hit(c, ruleEval, "eval in command position runs text as shell code")
-	} else if name == "eval" && c.Script != nil && !c.Script.Known {
-		j.hitAt(c, ruleEval, NeedsConfirmation, "a script evaluates text only known at run time")
-	}
 	sr := c.Script
 	if sr == nil {
+		return
+	}
+	if name == "eval" && !j.eval(c) {
+		return
+	}
+	if sr.Kind == shell.ScriptPath && sr.Path.Proc && !sr.Path.ContentKnown && j.envPrinter(c, sr.Path.Output) {
+		// source <(kubectl completion bash)
 		return
 	}
 	if sr.Taint&(shell.Network|shell.Decoded|shell.Downloaded) != 0 {
@@ -303,12 +305,62 @@ func (j *judge) script(c *shell.Command) {
 	}
 	switch sr.Kind {
 	case shell.ScriptInteractive:
+		if c.Origin == shell.Maybe {
+			// A shell's name among an unknown program's words (fnm env
+			// --shell bash) is presumed to be a command in case it runs
+			// code; a shell run with nothing to do is not that.
+			return
+		}
 		j.hit(c, ruleUnreadableScript, "an interactive %s: commands typed into it are not classified", name)
 	case shell.ScriptString:
 		j.hit(c, ruleDynamicCommand, "%s runs code that is only known at run time (%s)", scriptRunner(c), sr.Why)
 	default:
 		j.hit(c, ruleUnreadableScript, "%s runs a script that cannot be read: %s", scriptRunner(c), sr.Why)
 	}
+}
+
+// eval judges eval: static text is judged as that text and asks for
+// confirmation at least; text only known at run time is risky (in a local
+// script file read from disk, it asks for confirmation), unless it is
+// what a known environment printer prints (eval "$(brew shellenv)"). It
+// reports whether the code eval runs is still to be judged.
+func (j *judge) eval(c *shell.Command) bool {
+	sr := c.Script
+	switch {
+	case sr.Why == "":
+		j.hitAt(c, ruleEval, NeedsConfirmation, "eval runs text as shell code (judged as that text)")
+	case len(c.Args) == 2 && sr.Taint == 0 && j.envPrinter(c, c.Args[1].Output):
+		return false
+	case c.FromFile:
+		j.hitAt(c, ruleEval, NeedsConfirmation, "a script evaluates text only known at run time")
+	default:
+		j.hit(c, ruleEval, "eval runs text only known at run time as shell code")
+	}
+	return true
+}
+
+// envPrinter reports whether out, the command whose output c runs as
+// shell code, is a system tool printing environment setup
+// (catalog.EnvPrinter): run by its name from PATH or from a path outside
+// the writable roots, as itself (no wrapper, no assignment, no script the
+// analysis found in its place).
+func (j *judge) envPrinter(c *shell.Command, out *shell.Command) bool {
+	if out == nil || len(out.Args) == 0 || len(out.Wrappers) > 0 || len(out.Assigns) > 0 || out.Script != nil || out.Stdin.Kind != shell.InputInherited {
+		return false
+	}
+	a0 := out.Args[0]
+	if a0.Dynamic || a0.Glob || strings.ContainsAny(a0.Value, "\\*?[") {
+		return false
+	}
+	if strings.Contains(a0.Value, "/") {
+		if !path.IsAbs(a0.Value) {
+			return false
+		}
+		if _, in := j.env.inRoot(path.Clean(a0.Value)); in {
+			return false
+		}
+	}
+	return catalog.EnvPrinter(out)
 }
 
 func scriptRunner(c *shell.Command) string {

@@ -45,12 +45,17 @@
 //	                                        [ScriptBlock]::Create(irm …), mshta/regsvr32 of a URL; remote
 //	                                        shells (nc -e, socat EXEC:); a program only known at run time
 //	                                        reading network data; network data evaluated as arithmetic
-//	eval                risky               eval in command position (however spelled: \eval, e''val, x=eval;
-//	                                        $x, command eval); Invoke-Expression of dynamic text. In a local
-//	                                        script file read from disk, eval of dynamic text is
-//	                                        needs_confirmation instead
-//	exec                risky               exec in command position running a program (not exec with only
-//	                                        redirections; not inside local script files)
+//	eval                risky               eval of text only known at run time (eval "$X", eval "$(cmd)";
+//	                                        however spelled: \eval, e''val, x=eval; $x, command eval), or of
+//	                                        static text the analysis could not follow; Invoke-Expression of
+//	                                        dynamic text. Eval of static text is judged as that text and is
+//	                                        needs_confirmation at least; in a local script file read from
+//	                                        disk, eval of dynamic text is needs_confirmation; the output of a
+//	                                        known environment printer (eval "$(brew shellenv)", source
+//	                                        <(kubectl completion bash): catalog/envsetup.go) is not a finding
+//	exec                risky               exec of a command only known at run time (exec "$CMD", exec $(…));
+//	                                        exec CMD with a static CMD is judged as CMD, exec with only
+//	                                        redirections by them; not inside local script files
 //	credential-path     risky               reads or writes of the credential paths (Context.SensitivePaths,
 //	                                        plus /etc/shadow, /etc/sudoers, …), also through globs that can
 //	                                        match them (~/.s?h) and dynamic paths starting inside them;
@@ -183,9 +188,18 @@
 // The wrapper shapes of Claude Code (source <snapshot> … && eval '<cmd>' <
 // /dev/null && pwd -P >| /tmp/claude-…-cwd, and the older eval <cmd> \<
 // /dev/null) and Gemini CLI ({ <cmd>; }; __code=$?; pgrep -g 0 >…; exit
-// $__code;) are the one exception to the eval rule: recognised part by
-// part on the parsed program, they classify as <cmd> does. A look-alike
-// with anything extra is judged as written.
+// $__code;) are recognised part by part on the parsed program and
+// classify as <cmd> does, without the confirmation eval of static text
+// asks for. A look-alike with anything extra is judged as written.
+//
+// exec CMD with a static CMD is judged as CMD, and exec with only
+// redirections by them (exec 3<.env reads a credential). eval of static
+// text is judged as that text and asks for confirmation at least. eval or
+// exec of what is only known at run time is risky, with one exception:
+// eval (or source <(…)) of exactly the output of an environment printer
+// catalog lists by program and argument shape (brew shellenv, pyenv init
+// -, ssh-agent -s, direnv hook bash, kubectl completion bash), run by its
+// name or from a path outside the writable roots, as itself.
 //
 // Local scripts (sh build.sh, ./x.sh, source ./env.sh, a command found
 // through a PATH the script sets itself) are read through

@@ -102,8 +102,10 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 	case "runuser":
 		j.hit(c, ruleSu, "runuser runs the command as another user")
 	case "exec":
-		if !c.FromFile {
-			j.hit(c, ruleExec, "exec in command position replaces the shell with another program")
+		// exec CMD runs CMD in place of the shell: it is judged as CMD.
+		// A command only known at run time is not.
+		if !c.FromFile && (len(c.Args) == 0 || c.Args[0].Dynamic || c.Args[0].Glob && isPattern(c.Args[0].Value)) {
+			j.hit(c, ruleExec, "exec runs a command only known at run time in place of the shell")
 		}
 	case "systemd-run":
 		j.hit(c, ruleSandboxEscape, "systemd-run starts the command through the service manager, outside the sandbox")

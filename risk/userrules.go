@@ -105,7 +105,7 @@ func (j *judge) userRules(prog *shell.Program) {
 }
 
 // privileged wrappers must be part of an allow rule to be allowed.
-var privilegedWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true, "runuser": true, "exec": true, "systemd-run": true, "chroot": true, "nsenter": true, "unshare": true}
+var privilegedWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true, "runuser": true, "systemd-run": true, "chroot": true, "nsenter": true, "unshare": true}
 
 // An allow rule approves what its own words cause, nothing more.
 //

@@ -214,7 +214,13 @@ func (p *parser) evalRun(cmd *Command, sc *scope, fr *frame) {
 		parts = append(parts, a.Value)
 	}
 	cmd.Script = &ScriptRun{Kind: ScriptString, Taint: t}
+	n := p.complex
 	cmd.Script.Known = p.nestedSh(strings.Join(parts, " "), Eval, cmd, sc, fr, false)
+	if p.complex > n || p.stopped {
+		// Static text the analysis could not follow to the end: what it
+		// runs is as unknown as text only known at run time.
+		cmd.Script.Why = "the evaluated text is too complex to analyse"
+	}
 }
 
 // changeDir tracks cd.

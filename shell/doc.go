@@ -13,7 +13,8 @@
 //     $(printf …), $(mktemp) (a path in $TMPDIR, Xs for the random
 //     part), base64 -d / xxd -r -p / rev / tr of literals, cd tracked
 //     for relative paths; anything else is a [Word] marked Dynamic, with the
-//     statically known Prefix kept;
+//     statically known Prefix kept (and, when the whole word is what one
+//     simple command prints, that command: [Word].Output);
 //   - transparent wrappers peeled off and recorded in Command.Wrappers
 //     (the builtins command, builtin and exec, and the programs
 //     [Options].Tools describes as wrappers: env, nice, ionice, nohup, timeout, time,

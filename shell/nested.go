@@ -329,7 +329,8 @@ func isBinary(data []byte) bool {
 
 // systemDirs hold installed programs; running one by path is like
 // running it from PATH, not running a local script.
-var systemDirs = []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/", "/nix/", "/snap/", "/System/", "/Library/", "/Applications/", "/etc/"}
+// /home/linuxbrew/.linuxbrew is Homebrew's prefix on Linux.
+var systemDirs = []string{"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/opt/", "/nix/", "/snap/", "/System/", "/Library/", "/Applications/", "/etc/", "/home/linuxbrew/.linuxbrew/"}
 
 // directRun follows ./x.sh and path/to/x: small text scripts are read and
 // their commands analysed.

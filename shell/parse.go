@@ -94,6 +94,9 @@ type parser struct {
 	// calling are the functions whose bodies are being walked for a
 	// call (recursion is not followed).
 	calling map[string]bool
+	// complex counts the places where analysis gave up as too complex
+	// (each, even when its issue is already reported).
+	complex int
 }
 
 var parserPool = sync.Pool{New: func() any {
@@ -215,6 +218,9 @@ func (p *parser) release() {
 }
 
 func (p *parser) issue(k IssueKind, o Origin, detail string) {
+	if k == TooComplex {
+		p.complex++
+	}
 	for _, is := range p.prog.Issues {
 		if is.Kind == k && is.Detail == detail {
 			return

@@ -125,6 +125,10 @@ type Word struct {
 	ContentKnown bool
 	// Proc is set for a process substitution word.
 	Proc bool
+	// Output is set when the whole word is what one simple command
+	// prints, known only at run time: "$(brew shellenv)", `cmd`,
+	// <(kubectl completion bash). It is that command.
+	Output *Command
 }
 
 // Static returns a non-dynamic word.

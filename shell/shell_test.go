@@ -335,3 +335,38 @@ func TestReachableValues(t *testing.T) {
 		t.Errorf("a loop over a pattern: the value is not a pattern%s", dump(prog))
 	}
 }
+
+// A word that is all one substitution of one simple command knows that
+// command (eval "$(brew shellenv)"): its output is the word.
+func TestWordOutput(t *testing.T) {
+	for _, tc := range []struct {
+		src, want string // want: the Output command of the last command's last word, "" for none
+	}{
+		{`eval "$(brew shellenv)"`, "brew shellenv"},
+		{"eval `ssh-agent -s`", "ssh-agent -s"},
+		{`eval $(opam env)`, "opam env"},
+		{`source <(kubectl completion bash)`, "kubectl completion bash"},
+		{`eval "$(brew shellenv)x"`, ""},
+		{`eval "x$(brew shellenv)"`, ""},
+		{`eval "$(brew shellenv; id)"`, ""},
+		{`eval "$(brew shellenv | cat)"`, ""},
+		{`eval "$(a)$(b)"`, ""},
+		{`eval "$X"`, ""},
+		{`source <(echo ls)`, ""},
+	} {
+		prog := shell.Parse(tc.src, testOpts)
+		var got string
+		for _, c := range prog.Commands {
+			if c.Origin == shell.Top && len(c.Args) > 1 {
+				if out := c.Args[len(c.Args)-1].Output; out != nil {
+					got = out.String()
+				} else {
+					got = ""
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: output of %q, want %q%s", tc.src, got, tc.want, dump(prog))
+		}
+	}
+}

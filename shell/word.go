@@ -147,7 +147,28 @@ func (p *parser) evalWord(out []Word, w *syntax.Word, sc *scope, fr *frame, raw 
 	}
 	b := wbuild{p: p, sc: sc, fr: fr}
 	b.parts(w.Parts, false, true)
-	return append(out, b.finish(raw)...)
+	ws := b.finish(raw)
+	if b.out != nil && len(ws) == 1 && (ws[0].Dynamic || ws[0].Proc) && soleSubst(w) {
+		ws[0].Output = b.out
+	}
+	return append(out, ws...)
+}
+
+// soleSubst reports whether a word is one command or process
+// substitution, quoted or not, and nothing else.
+func soleSubst(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	switch part.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		return true
+	}
+	return false
 }
 
 // wbuild accumulates the fields of one word.
@@ -170,6 +191,7 @@ type wbuild struct {
 	content string
 	cknown  bool
 	tooBig  bool
+	out     *Command // the command a substitution in the word runs (Word.Output)
 }
 
 func (b *wbuild) lit(s string) {
@@ -373,6 +395,7 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 		case *syntax.CmdSubst:
 			w := b.p.cmdSubst(x, b.sc, b.fr)
 			b.taint |= w.Taint
+			b.out = w.Output
 			if w.Dynamic {
 				b.dynamicWord(w)
 				continue
@@ -385,6 +408,7 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 		case *syntax.ProcSubst:
 			w := b.p.procSubst(x, b.sc, b.fr)
 			b.taint |= w.Taint
+			b.out = w.Output
 			b.proc = true
 			b.content, b.cknown = w.Content, w.ContentKnown
 			b.lit(w.Value)
@@ -1088,7 +1112,11 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 			return Word{Value: name, Prefix: name, Taint: t}
 		}
 	}
-	return Word{Value: raw, Dynamic: true, Taint: t}
+	w := Word{Value: raw, Dynamic: true, Taint: t}
+	if len(cs.Stmts) == 1 && res.simple && len(res.cmds) == 1 {
+		w.Output = res.cmds[0]
+	}
+	return w
 }
 
 // mktempName is the path mktemp prints, with Xs for the random part:
@@ -1176,6 +1204,8 @@ func (p *parser) procSubst(ps *syntax.ProcSubst, sc *scope, fr *frame) Word {
 	if ps.Op == syntax.CmdIn && len(ps.Stmts) == 1 && res.simple && len(res.cmds) > 0 {
 		if out, ok := foldPipeline(res.cmds); ok {
 			w.Content, w.ContentKnown = out, true
+		} else if len(res.cmds) == 1 {
+			w.Output = res.cmds[0]
 		}
 	}
 	return w

@@ -562,6 +562,7 @@ func (p *pipeline) wait(ctx context.Context, proc sandbox.Process, sigc <-chan o
 			p.out.Signal = r.st.Signal
 			p.out.Protected = r.st.Protected
 			p.out.Refused = r.st.Refused
+			p.out.Unchecked = r.st.Unchecked
 			if r.err != nil {
 				p.req.notef("wait: %v", r.err)
 				if p.out.ExitCode == 0 {

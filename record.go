@@ -97,6 +97,7 @@ func (p *pipeline) recordOutcome(rec *audit.Record) {
 	rec.DurationMS = out.Duration.Milliseconds()
 	rec.TimedOut = out.TimedOut
 	rec.Protected = out.Protected
+	rec.Unchecked = out.Unchecked
 }
 
 // RecordDecision appends the audit record of a decision made without a

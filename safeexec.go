@@ -111,6 +111,9 @@ type Outcome struct {
 	// Refused lists protected files the command tried to replace while
 	// they were read-only (a likely reason for its failure).
 	Refused []string
+	// Unchecked lists what the sandbox's look after the run could not
+	// finish, with why.
+	Unchecked []string
 }
 
 // RefusedError is returned when the command was not run because of its

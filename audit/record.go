@@ -96,6 +96,10 @@ type Record struct {
 	// Protected lists protected paths the run created or changed that
 	// were taken back after it (quarantined or restored); omitted when none.
 	Protected []string `json:"protected,omitempty"`
+	// Unchecked lists what the look after the run could not finish, with
+	// why (git hooks or config planted there were not looked for);
+	// omitted when it finished.
+	Unchecked []string `json:"unchecked,omitempty"`
 }
 
 // Reason is one rule that contributed to the tier.

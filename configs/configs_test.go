@@ -682,16 +682,19 @@ func TestHostileGitFilesDoNotBlock(t *testing.T) {
 	}
 }
 
-func TestGitValueParsing(t *testing.T) {
-	for in, want := range map[string]string{
-		` plain `:                  "plain",
-		`"quoted # not a comment"`: "quoted # not a comment",
-		`a\"b`:                     `a"b`,
-		`x ; comment`:              "x",
-		`"sp ace" tail  `:          "sp ace tail",
-	} {
-		if got := unquoteGitValue(in); got != want {
-			t.Errorf("unquoteGitValue(%q) = %q, want %q", in, got, want)
+// TestHooksPathGitSyntax: core.hooksPath is found however git's syntax
+// spells it (a key on the section's line, a continued value, quotes), and
+// the files a config includes are protected as config.
+func TestHooksPathGitSyntax(t *testing.T) {
+	f := newFixture(t)
+	write(t, filepath.Join(f.repo, ".git", "config"), "[core] hooksPath = \".ho\"\\\n\"oks\" ; x\n[include]\n\tpath = ../team.gitconfig\n")
+	write(t, filepath.Join(f.repo, "team.gitconfig"), "[includeIf \"gitdir:/nowhere/\"]\n\tpath = more.gitconfig\n")
+	write(t, filepath.Join(f.repo, "more.gitconfig"), "[core]\n\thooksPath = /from/include\n")
+	e := mustLoad(t, f.opts())
+	for _, w := range []string{".hooks", filepath.Join(f.repo, ".hooks"), "/from/include",
+		filepath.Join(f.repo, "team.gitconfig"), filepath.Join(f.repo, "more.gitconfig")} {
+		if !slices.Contains(e.DenyWrite, w) {
+			t.Errorf("DenyWrite lacks %q: %q", w, e.DenyWrite)
 		}
 	}
 }

@@ -1,12 +1,12 @@
 package configs
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/safeexec/safeexec/sandbox/gitconf"
 )
 
 // maxGitInclude bounds how deep include.path chains are followed.
@@ -16,8 +16,8 @@ const maxGitInclude = 5
 // default ".git/hooks": every core.hooksPath value found in the repository,
 // global and system config files and in GIT_CONFIG_KEY_n variables (all of
 // them, not only the one git would pick: protecting one too many is
-// harmless), and the hooks and config of the real git directory when .git
-// is a file (worktrees, submodules).
+// harmless), the config files those include, and the hooks and config of
+// the real git directory when .git is a file (worktrees, submodules).
 func hooksPaths(x *expander) []string {
 	var files []string
 	var out []string
@@ -54,10 +54,11 @@ func hooksPaths(x *expander) []string {
 		files = append(files, "/etc/gitconfig")
 	}
 
-	var values []string
+	var values, included []string
 	for _, f := range files {
-		values = readHooksPath(f, x.home, values, 0)
+		values, included = readHooksPath(f, x.home, values, included, 0)
 	}
+	out = append(out, included...)
 	if n, err := strconv.Atoi(x.getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 && n < 1000 {
 		for i := 0; i < n; i++ {
 			if strings.EqualFold(x.getenv("GIT_CONFIG_KEY_"+strconv.Itoa(i)), "core.hooksPath") {
@@ -139,137 +140,38 @@ func gitDirs(root string) (gitDir, common string) {
 }
 
 // readHooksPath appends the core.hooksPath values of one git config file
-// (and of the files it includes) to values. Unreadable files are skipped:
-// git would skip them too.
-func readHooksPath(path, home string, values []string, depth int) []string {
+// (and of the files it includes) to values, and the files it includes to
+// included: git reads them as config, so they are protected too. Every
+// include.path and includeIf.*.path is followed, whatever its condition.
+// Unreadable files are skipped: git would skip them too. The syntax is
+// git's own (gitconf.Parse); where git would refuse the file, what was
+// read up to the error still counts.
+func readHooksPath(path, home string, values, included []string, depth int) ([]string, []string) {
 	data, err := readSmall(path, maxFileSize)
 	if err != nil {
-		return values
+		return values, included
 	}
-	for _, kv := range parseGitConfig(data) {
+	entries, _ := gitconf.Parse(data)
+	for _, e := range entries {
+		section, _, name := gitconf.Split(e.Key)
 		switch {
-		case kv.section == "core" && kv.key == "hookspath":
-			values = append(values, kv.value)
-		case kv.key == "path" && (kv.section == "include" || strings.HasPrefix(kv.section, "includeif.")) && depth < maxGitInclude:
-			inc := kv.value
+		case e.Key == "core.hookspath" && e.HasValue:
+			values = append(values, e.Value)
+		case name == "path" && e.HasValue && e.Value != "" && (e.Key == "include.path" || section == "includeif") && depth < maxGitInclude:
+			inc := e.Value
 			switch {
 			case strings.HasPrefix(inc, "~/"):
+				if home == "" {
+					continue
+				}
 				inc = filepath.Join(home, inc[2:])
 			case !filepath.IsAbs(inc):
 				inc = filepath.Join(filepath.Dir(path), inc)
 			}
-			values = readHooksPath(inc, home, values, depth+1)
+			inc = filepath.Clean(inc)
+			included = append(included, inc)
+			values, included = readHooksPath(inc, home, values, included, depth+1)
 		}
 	}
-	return values
-}
-
-type gitKV struct {
-	// section is lower-case; a subsection is appended after a dot as
-	// written ("includeif.gitdir:~/work/").
-	section, key, value string
-}
-
-// parseGitConfig reads the subset of git's config syntax that matters for
-// finding a key: sections with optional subsections, key = value lines,
-// quoting, escapes, comments and line continuations. Malformed lines are
-// skipped.
-func parseGitConfig(data []byte) []gitKV {
-	var out []gitKV
-	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxFileSize)
-	var pending string
-	for sc.Scan() {
-		line := sc.Text()
-		if pending != "" {
-			line = pending + line
-			pending = ""
-		}
-		if strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) {
-			pending = strings.TrimSuffix(line, `\`)
-			continue
-		}
-		rest := strings.TrimSpace(line)
-		if strings.HasPrefix(rest, "[") {
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				continue
-			}
-			section = parseSectionHeader(rest[1:end])
-			rest = strings.TrimSpace(rest[end+1:])
-		}
-		if rest == "" || rest[0] == '#' || rest[0] == ';' {
-			continue
-		}
-		name, value, hasValue := strings.Cut(rest, "=")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name == "" || strings.ContainsAny(name, " \t") {
-			continue
-		}
-		if !hasValue {
-			out = append(out, gitKV{section, name, "true"})
-			continue
-		}
-		out = append(out, gitKV{section, name, unquoteGitValue(value)})
-	}
-	return out
-}
-
-func parseSectionHeader(h string) string {
-	h = strings.TrimSpace(h)
-	if i := strings.IndexByte(h, '"'); i >= 0 {
-		name := strings.ToLower(strings.TrimSpace(h[:i]))
-		sub := strings.TrimSuffix(h[i+1:], `"`)
-		sub = strings.ReplaceAll(sub, `\"`, `"`)
-		sub = strings.ReplaceAll(sub, `\\`, `\`)
-		return name + "." + sub
-	}
-	// [section.subsection], the deprecated form, is case-insensitive.
-	return strings.ToLower(h)
-}
-
-// unquoteGitValue decodes a value: quotes group, backslash escapes,
-// an unquoted # or ; starts a comment, surrounding spaces are dropped.
-func unquoteGitValue(v string) string {
-	var b strings.Builder
-	inQuote := false
-	trailing := 0 // unquoted trailing spaces, trimmed at the end
-	v = strings.TrimLeft(v, " \t")
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c == '\\' && i+1 < len(v):
-			i++
-			switch v[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'b':
-				s := b.String()
-				if len(s) > 0 {
-					b.Reset()
-					b.WriteString(s[:len(s)-1])
-				}
-			default:
-				b.WriteByte(v[i])
-			}
-			trailing = 0
-		case c == '"':
-			inQuote = !inQuote
-			trailing = 0
-		case !inQuote && (c == '#' || c == ';'):
-			s := b.String()
-			return s[:len(s)-trailing]
-		case !inQuote && (c == ' ' || c == '\t'):
-			b.WriteByte(c)
-			trailing++
-		default:
-			b.WriteByte(c)
-			trailing = 0
-		}
-	}
-	s := b.String()
-	return s[:len(s)-trailing]
+	return values, included
 }

@@ -657,7 +657,7 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 			case fs.ModeIrregular: // missing
 				// Without .git there is nothing to protect yet: a
 				// repository the command creates is checked by the git
-				// sweep after the run (nestedgit_linux.go). Anything
+				// sweep after the run (gitsweep_linux.go). Anything
 				// else (a new .claude/settings.json) is watched whole.
 				if last || c != ".git" {
 					b.addWatch(root, strings.TrimPrefix(strings.TrimPrefix(path.Join(root, rel), root), "/"))
@@ -672,7 +672,11 @@ func (b *bwBuilder) denyWrite(p *Policy, roots []string, everywhere bool) []stri
 			}
 		}
 	}
-	for _, e := range p.DenyWrite {
+	entries := p.DenyWrite
+	if p.git != nil {
+		entries = append(slices.Clone(entries), p.git.Paths...)
+	}
+	for _, e := range entries {
 		if e == "" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,12 @@ import (
 // and reports each on w (nil: not reported). It must run only once the
 // sandbox's processes are gone: nothing may change the paths it walks.
 func sweepCreated(watch []watchPath, w io.Writer) (taken []string) {
+	var q quarantine
+	return sweepCreatedInto(&q, watch, w)
+}
+
+// sweepCreatedInto is sweepCreated with the run's quarantine.
+func sweepCreatedInto(q *quarantine, watch []watchPath, w io.Writer) (taken []string) {
 	if len(watch) == 0 {
 		return nil
 	}
@@ -42,7 +49,6 @@ func sweepCreated(watch []watchPath, w io.Writer) (taken []string) {
 			}
 		}
 	}()
-	var q quarantine
 	for _, wp := range watch {
 		rfd, ok := roots[wp.Root]
 		if !ok {
@@ -232,4 +238,55 @@ func newQuarantineDir() (string, error) {
 		return "", errors.New(base + " is not a directory of safeexec's user")
 	}
 	return os.MkdirTemp(base, time.Now().Format("20060102-150405")+"-")
+}
+
+// restoreLinks puts back the control entries of git directories that were
+// symbolic links when the run started (links maps each path to its
+// target), where the run replaced or removed them: a mount cannot make a
+// link itself read-only. What the run left there goes to the quarantine.
+func restoreLinks(q *quarantine, links map[string]string, w io.Writer) (taken []string) {
+	paths := make([]string, 0, len(links))
+	for p := range links {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		target := links[p]
+		if t, err := os.Readlink(p); err == nil && t == target {
+			continue
+		}
+		dfd := openNoFollow(filepath.Dir(p))
+		if dfd < 0 {
+			continue // the directory is gone or behind a link: nothing git reads
+		}
+		name := filepath.Base(p)
+		taken = append(taken, p)
+		var st unix.Stat_t
+		moved := ""
+		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			dst, err := q.take(dfd, name, p)
+			if err != nil {
+				if w != nil {
+					fmt.Fprintf(w, "safeexec: the command replaced %s, a link git follows, and it could not be moved away (%v): check it before running git there\n", p, err)
+				}
+				unix.Close(dfd)
+				continue
+			}
+			moved = dst
+		}
+		err := unix.Symlinkat(target, dfd, name)
+		unix.Close(dfd)
+		if w == nil {
+			continue
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "safeexec: the command replaced %s, a link git follows; could not put it back (%v): check it before running git there\n", p, err)
+		case moved != "":
+			fmt.Fprintf(w, "safeexec: the command replaced %s, a link git follows; put it back and moved what was there to %s\n", p, moved)
+		default:
+			fmt.Fprintf(w, "safeexec: the command removed %s, a link git follows; put it back\n", p)
+		}
+	}
+	return taken
 }

@@ -287,15 +287,24 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		own.Network.Bridge = nil
 		p = &own
 	}
+	// Git's control plane in the roots' git directories: read-only
+	// during the run (gitprotect.go); everything else is looked at after
+	// it, and the watch for that starts now, before the command.
+	ctl := findGitControl(sweptRoots(p))
+	withGit := *p
+	withGit.git = ctl
+	p = &withGit
 	plan, err := bwrapArgs(p, host, fds, c.Argv, c.Env)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox bwrap: %w", err)
 	}
+	sweep := newGitSweep(p, ctl, started)
 
 	var parentEnds, childEnds []*os.File
 	fail := func(err error) (Process, error) {
 		closeAll(parentEnds...)
 		closeAll(childEnds...)
+		sweep.abort()
 		return nil, err
 	}
 	pipe := func(what string) (r, w *os.File, err error) {
@@ -372,7 +381,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)), protect: protect,
 		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release,
-		gitRoots: sweepRoots(p, false), started: started}
+		sweep: sweep, gitLinks: ctl.Links}
 	if syncR != nil {
 		proc.watchdog = watchCgroup(syncR, cgroup)
 	}
@@ -458,10 +467,10 @@ type bwrapProcess struct {
 	pidfd    int    // of the sandbox's init, or -1
 	cgroup   string // the pids cgroup of a run by root with a process limit
 	argv0    string
-	// gitRoots are swept for nested git directories the run changed
-	// (sweepNestedGit), started is when the run began.
-	gitRoots *gitSweepPlan
-	started  time.Time
+	// sweep looks at the git directories below the roots after the run;
+	// gitLinks are control entries that are links, put back if changed.
+	sweep    *gitSweep
+	gitLinks map[string]string
 	// release ends the thread that holds the sandbox's network namespace
 	// and bwrap's parent-death signal; called once bwrap is gone.
 	release func()
@@ -557,16 +566,20 @@ func (b *bwrapProcess) wait() (Status, error) {
 		removeCgroup(b.cgroup)
 	}
 	b.watchdog.stop()
-	taken := sweepCreated(b.watch, b.stderr)
-	taken = append(taken, sweepNestedGit(b.gitRoots, b.started, b.stderr)...)
+	// One quarantine directory for everything this run leaves.
+	q := &quarantine{}
+	taken := sweepCreatedInto(q, b.watch, b.stderr)
+	taken = append(taken, restoreLinks(q, b.gitLinks, b.stderr)...)
+	gitTaken, unchecked := b.sweep.finish(q, b.stderr)
+	taken = append(taken, gitTaken...)
 	refused := b.protect.touched()
 
 	if werr != nil {
-		return Status{ExitCode: 125, Protected: taken}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
+		return Status{ExitCode: 125, Protected: taken, Unchecked: unchecked}, fmt.Errorf("sandbox bwrap: wait: %w", werr)
 	}
 	switch {
 	case exitCode >= 0:
-		st := Status{ExitCode: exitCode, Protected: taken, Refused: refused}
+		st := Status{ExitCode: exitCode, Protected: taken, Refused: refused, Unchecked: unchecked}
 		// bwrap reports a command killed by signal N as 128+N, as a shell
 		// does; an exit status in that range is read the same way.
 		if exitCode > 128 && exitCode <= 128+64 {
@@ -575,13 +588,13 @@ func (b *bwrapProcess) wait() (Status, error) {
 		return st, nil
 	case ws.Signaled():
 		// bwrap itself was killed (Kill, or from outside).
-		return Status{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal()), Protected: taken}, nil
+		return Status{ExitCode: 128 + int(ws.Signal()), Signal: int(ws.Signal()), Protected: taken, Unchecked: unchecked}, nil
 	case b.childPID > 0 && ws.ExitStatus() == 1:
 		// The sandbox's process started but no exit code came back: the
 		// command never ran. Either bwrap could not exec it (found on the
 		// host, not inside: strict mode) or a late setup step failed;
 		// bwrap's message on stderr says which.
-		return Status{ExitCode: 127, Protected: taken}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
+		return Status{ExitCode: 127, Protected: taken, Unchecked: unchecked}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
 	}
-	return Status{ExitCode: ws.ExitStatus()}, nil
+	return Status{ExitCode: ws.ExitStatus(), Protected: taken, Unchecked: unchecked}, nil
 }

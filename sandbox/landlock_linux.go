@@ -64,7 +64,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -281,7 +280,12 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	cc := *c
 	cc.Env = tmp.Env
-	st := &llStart{p: p, c: &cc, mode: mode, abi: abi, req: req, roots: roots, tmp: tmp}
+	// Git's control plane in the roots' git directories is snapshotted
+	// with the protected paths and put back after the run; the watch for
+	// the sweep of everything else starts now, before the command.
+	ctl := findGitControl(sweptRoots(p))
+	sweep := newGitSweep(p, ctl, started)
+	st := &llStart{p: p, c: &cc, mode: mode, abi: abi, req: req, roots: roots, tmp: tmp, git: ctl}
 	st.noUnix, st.noUDP = landlockSocketFilter(mode, abi)
 	// Orphans of the command are reparented to safeexec while it runs
 	// (landlock_orphans_linux.go).
@@ -289,9 +293,10 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	proc, err := st.fork()
 	if lp, ok := proc.(*landlockProcess); ok {
 		lp.tmp = tmp
-		lp.gitRoots, lp.started = sweepRoots(p, true), started
+		lp.sweep = sweep
 		adoptStarted(lp.pid)
 	} else {
+		sweep.abort()
 		tmp.remove()
 		adoptEnd(0, nil)
 	}
@@ -325,6 +330,7 @@ type llStart struct {
 	roots         []string
 	noUnix, noUDP bool
 	tmp           *privateTmp
+	git           *gitControl
 }
 
 // prepare builds the ruleset and snapshots the protected paths.
@@ -337,7 +343,14 @@ func (st *llStart) prepare() (int, *protectGuard, error) {
 	if err != nil {
 		return -1, nil, fmt.Errorf("sandbox landlock: %w", err)
 	}
-	guard, err := snapshotProtected(landlockRoots(st.mode, st.roots), st.p.DenyWrite)
+	protect := st.p.DenyWrite
+	if st.git != nil {
+		protect = append(slices.Clone(protect), st.git.Paths...)
+		for l := range st.git.Links {
+			protect = append(protect, l)
+		}
+	}
+	guard, err := snapshotProtected(landlockRoots(st.mode, st.roots), protect)
 	if err != nil {
 		unix.Close(rfd)
 		return -1, nil, fmt.Errorf("sandbox landlock: snapshot protected paths: %w", err)
@@ -442,9 +455,8 @@ type landlockProcess struct {
 	stderr io.Writer
 	// tmp is the run's private temporary directory, removed after it.
 	tmp *privateTmp
-	// gitRoots and started: see sweepNestedGit.
-	gitRoots *gitSweepPlan
-	started  time.Time
+	// sweep looks at the git directories below the roots after the run.
+	sweep *gitSweep
 
 	mu   sync.Mutex
 	done bool
@@ -504,9 +516,11 @@ func (l *landlockProcess) Wait() (Status, error) {
 	if err != nil {
 		err = fmt.Errorf("sandbox landlock: wait: %w", err)
 	}
-	st.Protected = sweepNestedGit(l.gitRoots, l.started, l.stderr)
 	if changed, failed := l.guard.restore(); len(changed) > 0 {
 		st.Protected = append(st.Protected, changed...)
+		for _, f := range failed {
+			st.Unchecked = append(st.Unchecked, f+": could not be restored")
+		}
 		if l.stderr != nil {
 			fmt.Fprintf(l.stderr, "safeexec: the command changed protected paths; restored: %v\n", changed)
 			if len(failed) > 0 {
@@ -514,6 +528,9 @@ func (l *landlockProcess) Wait() (Status, error) {
 			}
 		}
 	}
+	taken, unchecked := l.sweep.finish(&quarantine{}, l.stderr)
+	st.Protected = append(st.Protected, taken...)
+	st.Unchecked = append(st.Unchecked, unchecked...)
 	return st, err
 }
 

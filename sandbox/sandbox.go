@@ -65,6 +65,10 @@ type Policy struct {
 	// SafeexecPath is the safeexec binary, for backends that re-execute
 	// it inside the sandbox (the network bridge, the Landlock fallback).
 	SafeexecPath string
+
+	// git is the control plane of the roots' git directories, found by
+	// the backend when it starts (gitprotect.go).
+	git *gitControl
 }
 
 // Network is the network part of a Policy.
@@ -172,6 +176,10 @@ type Status struct {
 	// for backends that block them during the run (bwrap): the likely
 	// cause when the command failed.
 	Refused []string
+	// Unchecked lists what the look after the run could not finish (a
+	// directory it could not list, the entry budget it stopped at), with
+	// why: git hooks or config planted there were not looked for.
+	Unchecked []string
 }
 
 // ErrUnavailable is wrapped by errors that mean the backend cannot run on

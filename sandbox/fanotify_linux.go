@@ -1,0 +1,301 @@
+package sandbox
+
+// What changed during a run, without listing what did not.
+//
+// When safeexec may use them (it runs as root: filesystem marks need
+// CAP_SYS_ADMIN, turning a file handle back into a path needs
+// CAP_DAC_READ_SEARCH), a fanotify group with a filesystem mark on each
+// file system holding a writable root reports every directory in which an
+// entry was created, moved in, written (closed after writing) or had its
+// attributes changed, with the entry's name (FAN_REPORT_DFID_NAME). The
+// kernel queues an event before the system call that caused it returns,
+// so once every process of the sandbox is gone the queue holds all of
+// them. A goroutine drains it while the command runs and keeps one record
+// per directory (its file handle), plus the names of directories created
+// or moved into it; nothing runs when nothing happens.
+//
+// The group sees the whole file system, host programs included: what
+// they change inside the roots is judged too, and directories outside the
+// roots are dropped once resolved. When the queue overflows, the records
+// grow past their bound, or a handle cannot be resolved, the watch gives
+// up and the sweep lists the roots instead (gitsweep_linux.go).
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// fanMask are the events watched: entries created or moved in (also
+// directories), files closed after writing, attribute changes (chmod +x,
+// a new hard link).
+const fanMask = unix.FAN_CREATE | unix.FAN_MOVED_TO | unix.FAN_CLOSE_WRITE | unix.FAN_ATTRIB | unix.FAN_ONDIR
+
+// fanMaxDirs bounds the directories recorded; beyond it the watch gives up.
+const fanMaxDirs = 1 << 20
+
+// fanDisabled makes newFanWatch refuse, for tests of the listing sweep.
+var fanDisabled bool
+
+type fanKey struct {
+	fsid   [2]int32
+	htype  int32
+	handle string
+}
+
+// fanDir is what happened in one directory.
+type fanDir struct {
+	// made are the names of directories created or moved into it.
+	made map[string]bool
+}
+
+type fanWatch struct {
+	fd     int
+	file   *os.File
+	mounts map[[2]int32]int // a directory on each marked file system (open_by_handle_at refuses O_PATH)
+
+	mu     sync.Mutex
+	dirs   map[fanKey]*fanDir
+	failed string // why the watch gave up, "" while it holds
+	done   chan struct{}
+}
+
+// newFanWatch marks the file systems of dirs (existing directories). It
+// fails when fanotify, filesystem marks or handle resolution are not
+// available to this process.
+func newFanWatch(dirs []string) (*fanWatch, error) {
+	if fanDisabled {
+		return nil, errors.New("disabled")
+	}
+	fd, err := unix.FanotifyInit(unix.FAN_CLASS_NOTIF|unix.FAN_REPORT_DFID_NAME|unix.FAN_UNLIMITED_QUEUE|unix.FAN_CLOEXEC|unix.FAN_NONBLOCK,
+		unix.O_RDONLY|unix.O_LARGEFILE|unix.O_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	fw := &fanWatch{fd: fd, mounts: map[[2]int32]int{}, dirs: map[fanKey]*fanDir{}, done: make(chan struct{})}
+	fail := func(err error) (*fanWatch, error) {
+		for _, m := range fw.mounts {
+			unix.Close(m)
+		}
+		unix.Close(fd)
+		return nil, err
+	}
+	for _, d := range dirs {
+		m, err := unix.Open(d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail(err)
+		}
+		var sfs unix.Statfs_t
+		if err := unix.Fstatfs(m, &sfs); err != nil {
+			unix.Close(m)
+			return fail(err)
+		}
+		fsid := sfs.Fsid.Val
+		if _, ok := fw.mounts[fsid]; ok {
+			unix.Close(m)
+			continue
+		}
+		fw.mounts[fsid] = m
+		// The handle of the directory itself must come back as a path,
+		// or no event could be placed.
+		h, _, err := unix.NameToHandleAt(m, "", unix.AT_EMPTY_PATH)
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := fw.resolve(fsid, h); err != nil {
+			return fail(err)
+		}
+		if err := unix.FanotifyMark(fd, unix.FAN_MARK_ADD|unix.FAN_MARK_FILESYSTEM, fanMask, unix.AT_FDCWD, d); err != nil {
+			return fail(err)
+		}
+	}
+	fw.file = os.NewFile(uintptr(fd), "fanotify")
+	go fw.read()
+	return fw, nil
+}
+
+// read drains the queue until stop sets a deadline.
+func (fw *fanWatch) read() {
+	defer close(fw.done)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := fw.file.Read(buf)
+		if n > 0 {
+			fw.parse(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stop reads what is left in the queue (the sandbox is gone: nothing can
+// add to it for the run any more) and ends the watch. The group is closed
+// in the background: the kernel may wait for a grace period there.
+func (fw *fanWatch) stop() {
+	fw.file.SetReadDeadline(time.Now())
+	<-fw.done
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.Read(fw.fd, buf)
+		if n > 0 {
+			fw.parse(buf[:n])
+		}
+		if err != nil || n <= 0 {
+			if err != nil && err != unix.EAGAIN && err != unix.EINTR {
+				fw.giveUp("reading the events: " + err.Error())
+			}
+			if err == unix.EINTR {
+				continue
+			}
+			break
+		}
+	}
+	go fw.file.Close()
+}
+
+// close releases the resolution descriptors.
+func (fw *fanWatch) close() {
+	for _, m := range fw.mounts {
+		unix.Close(m)
+	}
+}
+
+func (fw *fanWatch) giveUp(why string) {
+	fw.mu.Lock()
+	if fw.failed == "" {
+		fw.failed = why
+		fw.dirs = nil
+	}
+	fw.mu.Unlock()
+}
+
+// parse records the events in b: struct fanotify_event_metadata (24
+// bytes), then information records, of which the DFID_NAME one holds
+// the file system id, the directory's file handle and the entry's name.
+func (fw *fanWatch) parse(b []byte) {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if fw.failed != "" {
+		return
+	}
+	for len(b) >= unix.FAN_EVENT_METADATA_LEN {
+		evLen := int(binary.NativeEndian.Uint32(b[0:4]))
+		metaLen := int(binary.NativeEndian.Uint16(b[6:8]))
+		mask := binary.NativeEndian.Uint64(b[8:16])
+		if evLen < metaLen || evLen > len(b) || metaLen < unix.FAN_EVENT_METADATA_LEN {
+			fw.failed, fw.dirs = "a malformed event", nil
+			return
+		}
+		ev := b[:evLen]
+		b = b[evLen:]
+		if mask&unix.FAN_Q_OVERFLOW != 0 {
+			fw.failed, fw.dirs = "the event queue overflowed", nil
+			return
+		}
+		for info := ev[metaLen:]; len(info) >= 4; {
+			typ := info[0]
+			ilen := int(binary.NativeEndian.Uint16(info[2:4]))
+			if ilen < 4 || ilen > len(info) {
+				break
+			}
+			rec := info[4:ilen]
+			info = info[ilen:]
+			if typ != unix.FAN_EVENT_INFO_TYPE_DFID_NAME && typ != unix.FAN_EVENT_INFO_TYPE_DFID {
+				continue
+			}
+			// fsid (2 × s32), struct file_handle {u32 bytes; s32 type;
+			// handle[bytes]}, then the name, NUL-terminated.
+			if len(rec) < 16 {
+				continue
+			}
+			var k fanKey
+			k.fsid[0] = int32(binary.NativeEndian.Uint32(rec[0:4]))
+			k.fsid[1] = int32(binary.NativeEndian.Uint32(rec[4:8]))
+			hb := int(binary.NativeEndian.Uint32(rec[8:12]))
+			k.htype = int32(binary.NativeEndian.Uint32(rec[12:16]))
+			if 16+hb > len(rec) {
+				continue
+			}
+			k.handle = string(rec[16 : 16+hb])
+			d := fw.dirs[k]
+			if d == nil {
+				if len(fw.dirs) >= fanMaxDirs {
+					fw.failed, fw.dirs = "too many directories changed", nil
+					return
+				}
+				d = &fanDir{}
+				fw.dirs[k] = d
+			}
+			if mask&unix.FAN_ONDIR != 0 && mask&(unix.FAN_CREATE|unix.FAN_MOVED_TO) != 0 && typ == unix.FAN_EVENT_INFO_TYPE_DFID_NAME {
+				name := rec[16+hb:]
+				if i := strings.IndexByte(string(name), 0); i >= 0 {
+					name = name[:i]
+				}
+				if d.made == nil {
+					d.made = map[string]bool{}
+				}
+				d.made[string(name)] = true
+			}
+		}
+	}
+}
+
+// resolve turns a directory's handle into its path now.
+func (fw *fanWatch) resolve(fsid [2]int32, h unix.FileHandle) (string, error) {
+	m, ok := fw.mounts[fsid]
+	if !ok {
+		return "", errors.New("an event on a file system that was not marked")
+	}
+	fd, err := unix.OpenByHandleAt(m, h, unix.O_PATH|unix.O_CLOEXEC)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// changed returns the directories (their paths now) in which something
+// happened, with the directories made in each; ok is false when the
+// watch gave up (the caller must list the roots instead), with why.
+func (fw *fanWatch) changed() (map[string]*fanDir, string) {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if fw.failed != "" {
+		return nil, fw.failed
+	}
+	out := make(map[string]*fanDir, len(fw.dirs))
+	for k, d := range fw.dirs {
+		p, err := fw.resolve(k.fsid, unix.NewFileHandle(k.htype, []byte(k.handle)))
+		if err != nil {
+			if errors.Is(err, unix.ESTALE) || errors.Is(err, unix.ENOENT) {
+				continue // removed since: nothing there to judge
+			}
+			return nil, "resolving a changed directory: " + err.Error()
+		}
+		if strings.HasSuffix(p, " (deleted)") || !strings.HasPrefix(p, "/") {
+			continue
+		}
+		if prev, ok := out[p]; ok {
+			for n := range d.made {
+				if prev.made == nil {
+					prev.made = map[string]bool{}
+				}
+				prev.made[n] = true
+			}
+			continue
+		}
+		out[p] = d
+	}
+	return out, ""
+}

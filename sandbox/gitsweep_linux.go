@@ -837,7 +837,6 @@ func coarseNow() time.Time {
 	return time.Unix(ts.Unix())
 }
 
-
 // hostGitConfig is what the host's own git configuration (global, system,
 // GIT_CONFIG_KEY_n) says that matters to the sweep.
 type hostGitConfig struct {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -289,4 +290,100 @@ func restoreLinks(q *quarantine, links map[string]string, w io.Writer) (taken []
 		}
 	}
 	return taken
+}
+
+// configSnap is a git config file as it was when the run started.
+type configSnap struct {
+	path string
+	data []byte
+	mode os.FileMode
+}
+
+// snapConfigs records the config files bwrap leaves writable (submodules'
+// git directories: gitControl.Configs).
+func snapConfigs(paths []string) []configSnap {
+	var out []configSnap
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := readNoFollow(p, maxConfigSize)
+		if err != nil {
+			continue
+		}
+		out = append(out, configSnap{path: p, data: data, mode: fi.Mode().Perm()})
+	}
+	return out
+}
+
+// restoreConfigs puts back each config the run changed so that it names
+// a program (or removed, or replaced by something that is not a file);
+// what the run left goes to the quarantine. A change naming nothing (git
+// submodule update rewriting core.worktree, git submodule sync a URL)
+// stays.
+func restoreConfigs(q *quarantine, snaps []configSnap, hostGit func() string, w io.Writer) (taken, unchecked []string) {
+	for _, sn := range snaps {
+		data, err := readNoFollow(sn.path, maxConfigSize)
+		if err == nil && bytes.Equal(data, sn.data) {
+			continue
+		}
+		why := ""
+		switch {
+		case err != nil:
+			why = "removed or replaced"
+		default:
+			entries, perr := parseGitConfigData(hostGit(), data)
+			if perr != nil {
+				why = "unreadable to git (" + perr.Error() + ")"
+			} else if keys := runKeys(entries); len(keys) > 0 {
+				why = "setting " + strings.Join(keys, ", ")
+			}
+		}
+		if why == "" {
+			continue
+		}
+		dfd := openNoFollow(filepath.Dir(sn.path))
+		if dfd < 0 {
+			unchecked = append(unchecked, sn.path+": could not be restored")
+			continue
+		}
+		name := filepath.Base(sn.path)
+		var st unix.Stat_t
+		moved := ""
+		if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			if moved, err = q.take(dfd, name, sn.path); err != nil {
+				unix.Close(dfd)
+				unchecked = append(unchecked, sn.path+": could not be restored: "+err.Error())
+				continue
+			}
+		}
+		taken = append(taken, sn.path)
+		err = writeAt(dfd, name, sn.data, sn.mode)
+		unix.Close(dfd)
+		if w == nil {
+			continue
+		}
+		if err != nil {
+			unchecked = append(unchecked, sn.path+": could not be restored: "+err.Error())
+			fmt.Fprintf(w, "safeexec: the command left %s %s, and the old one could not be put back (%v): check it before running git there\n", sn.path, why, err)
+			continue
+		}
+		fmt.Fprintf(w, "safeexec: the command left %s %s (git would run what it names); put the old one back and moved the new one to %s\n", sn.path, why, moved)
+	}
+	return taken, unchecked
+}
+
+// writeAt creates name in the directory dfd with data and mode.
+func writeAt(dfd int, name string, data []byte, mode os.FileMode) error {
+	fd, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(mode))
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -299,6 +299,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		return nil, fmt.Errorf("sandbox bwrap: %w", err)
 	}
 	sweep := newGitSweep(p, ctl, started)
+	configs := snapConfigs(ctl.Configs)
 
 	var parentEnds, childEnds []*os.File
 	fail := func(err error) (Process, error) {
@@ -381,7 +382,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	}
 	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)), protect: protect,
 		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release,
-		sweep: sweep, gitLinks: ctl.Links}
+		sweep: sweep, gitLinks: ctl.Links, gitConfigs: configs}
 	if syncR != nil {
 		proc.watchdog = watchCgroup(syncR, cgroup)
 	}
@@ -469,8 +470,9 @@ type bwrapProcess struct {
 	argv0    string
 	// sweep looks at the git directories below the roots after the run;
 	// gitLinks are control entries that are links, put back if changed.
-	sweep    *gitSweep
-	gitLinks map[string]string
+	sweep      *gitSweep
+	gitLinks   map[string]string
+	gitConfigs []configSnap // submodules' configs, put back if they name a program
 	// release ends the thread that holds the sandbox's network namespace
 	// and bwrap's parent-death signal; called once bwrap is gone.
 	release func()
@@ -570,8 +572,13 @@ func (b *bwrapProcess) wait() (Status, error) {
 	q := &quarantine{}
 	taken := sweepCreatedInto(q, b.watch, b.stderr)
 	taken = append(taken, restoreLinks(q, b.gitLinks, b.stderr)...)
-	gitTaken, unchecked := b.sweep.finish(q, b.stderr)
+	cfgTaken, unchecked := restoreConfigs(q, b.gitConfigs, func() string {
+		return findHostGit(func(p string) bool { return b.sweep.rootOf(p, true) != "" })
+	}, b.stderr)
+	taken = append(taken, cfgTaken...)
+	gitTaken, more := b.sweep.finish(q, b.stderr)
 	taken = append(taken, gitTaken...)
+	unchecked = append(unchecked, more...)
 	refused := b.protect.touched()
 
 	if werr != nil {

@@ -15,17 +15,25 @@ package sandbox
 // findGitControl lists the control plane of every git directory it can
 // find without walking the project: each writable root's .git (a
 // directory, a "gitdir:" file or a link), its common directory, its
-// worktrees (.git/worktrees/*) and submodules (.git/modules/**). The bwrap
+// worktrees (.git/worktrees/*) and submodules (.git/modules/**); and the
+// config files and hooks directories git reads for the roots from
+// elsewhere inside them: what include.path and includeIf.*.path name (all
+// of them, whatever the condition) and core.hooksPath, in the repository's
+// config and in the host's global and system config. The bwrap
 // backend binds what exists read-only and watches what does not; the
 // Landlock and Windows backends snapshot it and put it back after the run.
 // Git directories nested deeper, and those that appear during the run,
 // are judged after it by the sweep (gitsweep_linux.go).
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/safeexec/safeexec/sandbox/gitconf"
 )
 
 // gitControlNames are the control entries of a git directory, relative to
@@ -49,6 +57,12 @@ type gitControl struct {
 	// Paths are control entries, absolute, existing or not, none a
 	// symbolic link.
 	Paths []string
+	// Configs are the config files of submodules' git directories, which
+	// git submodule update rewrites every time (core.worktree): bwrap
+	// leaves them writable and puts the old one back after the run when
+	// the new one names a program (restoreConfigs); other backends
+	// snapshot them like Paths.
+	Configs []string
 	// Links are control entries that are symbolic links now (a .git link,
 	// a hooks directory that is a link), with their targets: a mount
 	// cannot sit on a link itself, so bwrap puts them back after the run
@@ -58,6 +72,10 @@ type gitControl struct {
 	// (resolved), and Roots the roots whose .git it covers.
 	Dirs  []string
 	Roots []string
+	// Anchors are the roots' .git entries that are directories: bwrap
+	// pins them with a mount, other backends put them back where they
+	// were if the run moved them away.
+	Anchors []string
 }
 
 // findGitControl finds the control plane of the git directories of roots
@@ -73,15 +91,22 @@ func findGitControl(roots []string) *gitControl {
 		return false
 	}
 	n := 0
-	var add func(dir string, depth int)
-	add = func(dir string, depth int) {
+	var add func(dir string, depth int, module bool)
+	add = func(dir string, depth int, module bool) {
 		if slices.Contains(gc.Dirs, dir) || !inRoots(dir) || n > maxGitControlDirs {
 			return
 		}
 		n++
 		gc.Dirs = append(gc.Dirs, dir)
 		for _, name := range gitControlNames {
-			gc.entry(filepath.Join(dir, name))
+			p := filepath.Join(dir, name)
+			if module && name == "config" {
+				if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+					gc.Configs = append(gc.Configs, p)
+					continue
+				}
+			}
+			gc.entry(p)
 		}
 		if ents, err := os.ReadDir(filepath.Join(dir, "info")); err == nil {
 			for _, e := range ents {
@@ -94,17 +119,18 @@ func findGitControl(roots []string) *gitControl {
 			return
 		}
 		if c := gitPointer(filepath.Join(dir, "commondir"), dir, ""); c != "" {
-			add(c, depth+1)
+			add(c, depth+1, false)
 		}
 		if ents, err := os.ReadDir(filepath.Join(dir, "worktrees")); err == nil {
 			for _, e := range ents {
 				if e.IsDir() {
-					add(filepath.Join(dir, "worktrees", e.Name()), depth+1)
+					add(filepath.Join(dir, "worktrees", e.Name()), depth+1, false)
 				}
 			}
 		}
-		gc.modules(filepath.Join(dir, "modules"), 0, func(m string) { add(m, depth+1) })
+		gc.modules(filepath.Join(dir, "modules"), 0, func(m string) { add(m, depth+1, true) })
 	}
+	host := readHostGitConfig(homeDir(), nil)
 	for _, r := range roots {
 		dotgit := filepath.Join(r, ".git")
 		fi, err := os.Lstat(dotgit)
@@ -115,6 +141,7 @@ func findGitControl(roots []string) *gitControl {
 		switch {
 		case fi.IsDir():
 			g = dotgit
+			gc.Anchors = append(gc.Anchors, dotgit)
 		case fi.Mode()&os.ModeSymlink != 0:
 			if t, err := os.Readlink(dotgit); err == nil {
 				gc.Links[dotgit] = t
@@ -125,13 +152,54 @@ func findGitControl(roots []string) *gitControl {
 			g = gitPointer(dotgit, r, "gitdir:")
 		}
 		gc.Roots = append(gc.Roots, r)
+		real := ""
 		if g != "" {
-			if real, err := filepath.EvalSymlinks(g); err == nil {
-				add(real, 0)
+			if real, err = filepath.EvalSymlinks(g); err == nil {
+				add(real, 0, false)
+			}
+		}
+		// What git reads for this worktree from outside its git
+		// directory: included config files, hooks paths (a relative one
+		// is relative to the worktree's top).
+		var cfgs []string
+		if real != "" {
+			cfgs = append(cfgs, filepath.Join(real, "config"), filepath.Join(real, "config.worktree"))
+			if c := gitPointer(filepath.Join(real, "commondir"), real, ""); c != "" {
+				cfgs = append(cfgs, filepath.Join(c, "config"))
+			}
+		}
+		hooks, included := readGitConfigs(cfgs, homeDir())
+		hooks = append(hooks, host.hooksPaths...)
+		for _, p := range append(included, host.included...) {
+			if inRoots(p) {
+				gc.entry(p)
+			}
+		}
+		for _, h := range hooks {
+			h = expandHome(h, homeDir())
+			if h == "" {
+				continue
+			}
+			if !filepath.IsAbs(h) {
+				h = filepath.Join(r, h)
+			}
+			if h = filepath.Clean(h); inRoots(h) && h != r {
+				gc.entry(h)
 			}
 		}
 	}
+	gc.Paths = dedupe(gc.Paths)
 	return gc
+}
+
+func dedupe(list []string) []string {
+	var out []string
+	for _, p := range list {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // entry adds one control entry: a link to Links, anything else (or
@@ -200,4 +268,149 @@ func gitPointer(p, base, prefix string) string {
 		line = filepath.Join(base, line)
 	}
 	return filepath.Clean(line)
+}
+
+// homeDir is the host's home directory, for "~/" in git config: the git
+// that reads it later runs in safeexec's environment, not the command's.
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func expandHome(v, home string) string {
+	if strings.HasPrefix(v, "~/") && home != "" {
+		return filepath.Join(home, v[2:])
+	}
+	return v
+}
+
+// maxGitConfigSize is the largest config file read by content.
+const maxGitConfigSize = 1 << 20
+
+// readGitConfigFile parses a config file git would read (following links,
+// as git does, but never blocking on a FIFO or reading much).
+func readGitConfigFile(p string) []gitconf.Entry {
+	f, err := os.OpenFile(p, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGitConfigSize {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxGitConfigSize))
+	if err != nil {
+		return nil
+	}
+	es, _ := gitconf.Parse(data)
+	return es
+}
+
+// readGitConfigs reads config files and every file they include, and
+// returns their core.hooksPath values and the files included.
+func readGitConfigs(files []string, home string) (hooksPaths, included []string) {
+	seen := map[string]bool{}
+	var read func(p string, depth int)
+	read = func(p string, depth int) {
+		if seen[p] || depth > 8 {
+			return
+		}
+		seen[p] = true
+		for _, e := range readGitConfigFile(p) {
+			section, _, name := gitconf.Split(e.Key)
+			switch {
+			case e.Key == "core.hookspath" && e.HasValue:
+				hooksPaths = append(hooksPaths, e.Value)
+			case name == "path" && (e.Key == "include.path" || section == "includeif") && e.Value != "":
+				inc := expandHome(e.Value, home)
+				if !filepath.IsAbs(inc) {
+					inc = filepath.Join(filepath.Dir(p), inc)
+				}
+				inc = filepath.Clean(inc)
+				included = append(included, inc)
+				read(inc, depth+1)
+			}
+		}
+	}
+	for _, f := range files {
+		read(f, 0)
+	}
+	return hooksPaths, included
+}
+
+// hostGitConfig is what the host's own git configuration (global, system,
+// GIT_CONFIG_KEY_n in safeexec's environment) says that matters here.
+type hostGitConfig struct {
+	// hooksPaths are its core.hooksPath values: a relative one names a
+	// hooks directory in every worktree.
+	hooksPaths []string
+	// included are the config files it includes.
+	included []string
+	// templates are the template directories git init copies hooks from,
+	// those for which trusted says yes.
+	templates []string
+}
+
+// readHostGitConfig reads the host's global and system git config, as the
+// host's git finds them.
+func readHostGitConfig(home string, trusted func(string) bool) *hostGitConfig {
+	h := &hostGitConfig{}
+	var files []string
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if !filepath.IsAbs(xdg) && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+		if home != "" {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if f := os.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
+			files = append(files, f)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	h.hooksPaths, h.included = readGitConfigs(files, home)
+	var templates []string
+	if trusted != nil {
+		templates = append(templates, "/usr/share/git-core/templates")
+		if t := os.Getenv("GIT_TEMPLATE_DIR"); t != "" {
+			templates = append(templates, t)
+		}
+		for _, f := range append(files, h.included...) {
+			for _, e := range readGitConfigFile(f) {
+				if e.Key == "init.templatedir" && e.Value != "" {
+					templates = append(templates, expandHome(e.Value, home))
+				}
+			}
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 && n < 1000 {
+		for i := range n {
+			k := strings.ToLower(os.Getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i)))
+			v := os.Getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i))
+			switch k {
+			case "core.hookspath":
+				h.hooksPaths = append(h.hooksPaths, v)
+			case "init.templatedir":
+				templates = append(templates, expandHome(v, home))
+			}
+		}
+	}
+	if trusted == nil {
+		return h
+	}
+	for _, t := range templates {
+		if real, err := filepath.EvalSymlinks(t); err == nil && filepath.IsAbs(real) && trusted(real) {
+			h.templates = append(h.templates, real)
+		}
+	}
+	return h
 }

@@ -55,7 +55,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -100,7 +99,7 @@ type gitSweep struct {
 	cands     map[string]bool
 	worktrees map[string]bool
 	hostCfg   *hostGitConfig
-	git       string // the host's git, "-" when none may be used
+	git       string // the host's git, "-" when none may be used, "" not looked for yet
 	budget    int
 }
 
@@ -108,9 +107,7 @@ type gitSweep struct {
 // them when it can. ctl is what the backend protects itself.
 func newGitSweep(p *Policy, ctl *gitControl, since time.Time) *gitSweep {
 	s := &gitSweep{skip: map[string]bool{}, rootGit: map[string]bool{}, since: since}
-	// "~/" in config is the host's: the git that reads it later runs in
-	// safeexec's environment, not the command's.
-	s.home, _ = os.UserHomeDir()
+	s.home = homeDir()
 	s.roots = sweptRoots(p)
 	if p.CacheDir != "" {
 		if real, err := filepath.EvalSymlinks(p.CacheDir); err == nil {
@@ -463,21 +460,22 @@ func (s *gitSweep) judgeGitDir(g string, whole bool) {
 		}
 	}
 	if c := gitPointer(filepath.Join(g, "commondir"), g, ""); c != "" {
-		s.follow(c, whole)
+		s.follow(c)
 	}
 }
 
-// follow judges the git directory a pointer leads to (resolved), if runs
-// can write there: inside the roots by its own changes, in the cache whole
-// (nothing sweeps the cache).
-func (s *gitSweep) follow(target string, fresh bool) {
+// follow judges the git directory a pointer leads to, if runs can write
+// there: inside the roots by its own changes (where it lies does not
+// change what git reads from it), in the cache whole (nothing sweeps the
+// cache, and a run may have filled it).
+func (s *gitSweep) follow(target string) {
 	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
 		return
 	}
 	switch {
 	case s.rootOf(real, false) != "":
-		s.judgeGitDir(real, fresh)
+		s.judgeGitDir(real, false)
 	case s.inReach(real):
 		s.judgeGitDir(real, true)
 	}
@@ -587,13 +585,7 @@ func (s *gitSweep) judgeConfig(p string, whole bool, depth int) []gitconf.Entry 
 			s.take(p, "a git config git cannot read ("+err.Error()+")")
 			return nil
 		}
-		var keys []string
-		for _, e := range entries {
-			if gitconf.Runs(e) && !slices.Contains(keys, e.Key) {
-				keys = append(keys, e.Key)
-			}
-		}
-		if len(keys) > 0 {
+		if keys := runKeys(entries); len(keys) > 0 {
 			s.take(p, "a git config setting "+strings.Join(keys, ", ")+" (git on the host would run a program, or read hooks or config, from what it names)")
 			return nil
 		}
@@ -619,58 +611,66 @@ func (s *gitSweep) judgeConfig(p string, whole bool, depth int) []gitconf.Entry 
 	return entries
 }
 
-func (s *gitSweep) expandHome(v string) string {
-	if strings.HasPrefix(v, "~/") && s.home != "" {
-		return filepath.Join(s.home, v[2:])
+func (s *gitSweep) expandHome(v string) string { return expandHome(v, s.home) }
+
+// parseConfig reads config text as git does (parseGitConfigData).
+func (s *gitSweep) parseConfig(data []byte) ([]gitconf.Entry, error) {
+	if s.git == "" {
+		s.git = findHostGit(func(p string) bool { return s.rootOf(p, true) != "" })
 	}
-	return v
+	return parseGitConfigData(s.git, data)
 }
 
-// parseConfig reads config text as git does: by the host's git when one
-// may be used, else by gitconf. A file that cannot hold a running key or
-// an include (gitconf.Suspect) is not parsed at all.
-func (s *gitSweep) parseConfig(data []byte) ([]gitconf.Entry, error) {
+// parseGitConfigData reads config text as git does: by the host's git
+// (git, "-" for none) when there is one, else by gitconf. A file that
+// cannot hold a running key or an include (gitconf.Suspect) is not parsed
+// at all.
+func parseGitConfigData(git string, data []byte) ([]gitconf.Entry, error) {
 	if !gitconf.Suspect(data) {
 		return nil, nil
 	}
-	if git := s.hostGit(); git != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		c := exec.CommandContext(ctx, git, "config", "--no-includes", "--file", "-", "--list", "--null")
-		c.Stdin = bytes.NewReader(data)
-		c.Dir = "/"
-		c.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES=/", "LC_ALL=C"}
-		var errb bytes.Buffer
-		c.Stderr = &errb
-		out, err := c.Output()
-		if err != nil {
-			msg := strings.TrimSpace(errb.String())
-			if msg == "" {
-				msg = err.Error()
-			}
-			return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "fatal: "))
-		}
-		return gitconf.ParseList(out), nil
+	if git == "" || git == "-" {
+		return gitconf.Parse(data)
 	}
-	return gitconf.Parse(data)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, git, "config", "--no-includes", "--file", "-", "--list", "--null")
+	c.Stdin = bytes.NewReader(data)
+	c.Dir = "/"
+	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES=/", "LC_ALL=C"}
+	var errb bytes.Buffer
+	c.Stderr = &errb
+	out, err := c.Output()
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "fatal: "))
+	}
+	return gitconf.ParseList(out), nil
+}
+
+// runKeys returns the keys of entries that make git run a program.
+func runKeys(entries []gitconf.Entry) []string {
+	var keys []string
+	for _, e := range entries {
+		if gitconf.Runs(e) && !slices.Contains(keys, e.Key) {
+			keys = append(keys, e.Key)
+		}
+	}
+	return keys
 }
 
 // gitLocations are where the host's git is looked for first.
 var gitLocations = []string{"/usr/bin/git", "/bin/git", "/usr/local/bin/git"}
 
-// hostGit returns the host's git, the one that would read the config
+// findHostGit returns the host's git, the one that would read a config
 // later: the first of gitLocations, else git in safeexec's PATH, never
-// one inside a directory runs can write to (it would run what a command
-// put there). "" when there is none.
-func (s *gitSweep) hostGit() string {
-	if s.git != "" {
-		if s.git == "-" {
-			return ""
-		}
-		return s.git
-	}
-	s.git = "-"
+// one in a directory runs can write to (writable says which): it would run
+// what a command put there. "-" when there is none.
+func findHostGit(writable func(string) bool) string {
 	cands := slices.Clone(gitLocations)
 	if p, err := exec.LookPath("git"); err == nil {
 		cands = append(cands, p)
@@ -683,13 +683,12 @@ func (s *gitSweep) hostGit() string {
 		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 			continue
 		}
-		if s.rootOf(real, true) != "" {
+		if writable(real) {
 			continue
 		}
-		s.git = real
 		return real
 	}
-	return ""
+	return "-"
 }
 
 // judgeWorktree judges a directory holding a .git: the git directory it
@@ -720,8 +719,10 @@ func (s *gitSweep) judgeWorktree(w string) {
 	if err != nil {
 		return
 	}
-	s.follow(real, fresh)
-	// The hooks paths git would use here, relative to the worktree.
+	s.follow(real)
+	// The hooks paths git would use here, relative to the worktree: all
+	// of their hooks are judged when the .git that ties them to a git
+	// directory is new (or, listing, may be).
 	var rels []string
 	cfgs := []string{filepath.Join(real, "config"), filepath.Join(real, "config.worktree")}
 	if c := gitPointer(filepath.Join(real, "commondir"), real, ""); c != "" {
@@ -746,7 +747,7 @@ func (s *gitSweep) judgeWorktree(w string) {
 }
 
 // readConfigEntries reads a config file that stays (judged or the
-// host's) for what it says, with gitconf's parser.
+// host's) for what it says, with gitconf's parser, never through a link.
 func (s *gitSweep) readConfigEntries(p string) []gitconf.Entry {
 	data, err := readNoFollow(p, maxConfigSize)
 	if err != nil {
@@ -837,95 +838,6 @@ func coarseNow() time.Time {
 	return time.Unix(ts.Unix())
 }
 
-// hostGitConfig is what the host's own git configuration (global, system,
-// GIT_CONFIG_KEY_n) says that matters to the sweep.
-type hostGitConfig struct {
-	// hooksPaths are its core.hooksPath values: a relative one names a
-	// hooks directory in every worktree.
-	hooksPaths []string
-	// templates are the template directories git init copies hooks from,
-	// outside every directory runs can write.
-	templates []string
-}
-
-// hostConfig reads the host's git configuration once per sweep.
-func (s *gitSweep) hostConfig() *hostGitConfig {
-	if s.hostCfg != nil {
-		return s.hostCfg
-	}
-	h := &hostGitConfig{}
-	s.hostCfg = h
-	var files []string
-	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
-		files = append(files, g)
-	} else {
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if !filepath.IsAbs(xdg) && s.home != "" {
-			xdg = filepath.Join(s.home, ".config")
-		}
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		}
-		if s.home != "" {
-			files = append(files, filepath.Join(s.home, ".gitconfig"))
-		}
-	}
-	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		if f := os.Getenv("GIT_CONFIG_SYSTEM"); f != "" {
-			files = append(files, f)
-		} else {
-			files = append(files, "/etc/gitconfig")
-		}
-	}
-	var entries []gitconf.Entry
-	seen := map[string]bool{}
-	var read func(p string, depth int)
-	read = func(p string, depth int) {
-		if seen[p] || depth > 8 {
-			return
-		}
-		seen[p] = true
-		for _, e := range s.readConfigEntries(p) {
-			entries = append(entries, e)
-			section, _, name := gitconf.Split(e.Key)
-			if name == "path" && (e.Key == "include.path" || section == "includeif") && e.Value != "" {
-				inc := s.expandHome(e.Value)
-				if !filepath.IsAbs(inc) {
-					inc = filepath.Join(filepath.Dir(p), inc)
-				}
-				read(filepath.Clean(inc), depth+1)
-			}
-		}
-	}
-	for _, f := range files {
-		read(f, 0)
-	}
-	if n, err := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 && n < 1000 {
-		for i := range n {
-			k := strings.ToLower(os.Getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i)))
-			entries = append(entries, gitconf.Entry{Key: k, Value: os.Getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i)), HasValue: true})
-		}
-	}
-	templates := []string{"/usr/share/git-core/templates"}
-	if t := os.Getenv("GIT_TEMPLATE_DIR"); t != "" {
-		templates = append(templates, t)
-	}
-	for _, e := range entries {
-		switch e.Key {
-		case "core.hookspath":
-			h.hooksPaths = append(h.hooksPaths, e.Value)
-		case "init.templatedir":
-			templates = append(templates, s.expandHome(e.Value))
-		}
-	}
-	for _, t := range templates {
-		if real, err := filepath.EvalSymlinks(t); err == nil && filepath.IsAbs(real) && s.rootOf(real, true) == "" {
-			h.templates = append(h.templates, real)
-		}
-	}
-	return h
-}
-
 // templateHook reports whether the hook p (named name) is what git init
 // copied from one of the host's template directories: the same mode and
 // content. A new repository made during the run gets the user's template
@@ -952,4 +864,12 @@ func (s *gitSweep) templateHook(name, p string, st *unix.Stat_t) bool {
 		}
 	}
 	return false
+}
+
+// hostConfig reads the host's git configuration once per sweep.
+func (s *gitSweep) hostConfig() *hostGitConfig {
+	if s.hostCfg == nil {
+		s.hostCfg = readHostGitConfig(s.home, func(p string) bool { return s.rootOf(p, true) == "" })
+	}
+	return s.hostCfg
 }

@@ -284,6 +284,7 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	// with the protected paths and put back after the run; the watch for
 	// the sweep of everything else starts now, before the command.
 	ctl := findGitControl(sweptRoots(p))
+	anchors := holdAnchors(ctl.Anchors)
 	sweep := newGitSweep(p, ctl, started)
 	st := &llStart{p: p, c: &cc, mode: mode, abi: abi, req: req, roots: roots, tmp: tmp, git: ctl}
 	st.noUnix, st.noUDP = landlockSocketFilter(mode, abi)
@@ -294,9 +295,13 @@ func (landlockBackend) Start(p *Policy, c *Command) (Process, error) {
 	if lp, ok := proc.(*landlockProcess); ok {
 		lp.tmp = tmp
 		lp.sweep = sweep
+		lp.anchors, lp.roots = anchors, sweptRoots(p)
 		adoptStarted(lp.pid)
 	} else {
 		sweep.abort()
+		for _, a := range anchors {
+			unix.Close(a.fd)
+		}
 		tmp.remove()
 		adoptEnd(0, nil)
 	}
@@ -346,6 +351,7 @@ func (st *llStart) prepare() (int, *protectGuard, error) {
 	protect := st.p.DenyWrite
 	if st.git != nil {
 		protect = append(slices.Clone(protect), st.git.Paths...)
+		protect = append(protect, st.git.Configs...)
 		for l := range st.git.Links {
 			protect = append(protect, l)
 		}
@@ -455,8 +461,11 @@ type landlockProcess struct {
 	stderr io.Writer
 	// tmp is the run's private temporary directory, removed after it.
 	tmp *privateTmp
-	// sweep looks at the git directories below the roots after the run.
-	sweep *gitSweep
+	// sweep looks at the git directories below the roots after the run;
+	// anchors are the roots' .git directories, put back if moved.
+	sweep   *gitSweep
+	anchors []gitAnchor
+	roots   []string
 
 	mu   sync.Mutex
 	done bool
@@ -516,6 +525,8 @@ func (l *landlockProcess) Wait() (Status, error) {
 	if err != nil {
 		err = fmt.Errorf("sandbox landlock: wait: %w", err)
 	}
+	q := &quarantine{}
+	st.Protected, st.Unchecked = restoreAnchors(l.anchors, l.roots, q, l.stderr)
 	if changed, failed := l.guard.restore(); len(changed) > 0 {
 		st.Protected = append(st.Protected, changed...)
 		for _, f := range failed {
@@ -528,7 +539,7 @@ func (l *landlockProcess) Wait() (Status, error) {
 			}
 		}
 	}
-	taken, unchecked := l.sweep.finish(&quarantine{}, l.stderr)
+	taken, unchecked := l.sweep.finish(q, l.stderr)
 	st.Protected = append(st.Protected, taken...)
 	st.Unchecked = append(st.Unchecked, unchecked...)
 	return st, err

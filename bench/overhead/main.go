@@ -4,7 +4,11 @@
 // `safeexec -- true` and the same bare bwrap command in interleaved rounds
 // (A B, B A, A B, ...), and prints the median of the per-round ratios A/B
 // next to both medians. Pairing each run with its neighbour keeps the ratio
-// meaningful while the machine's speed drifts under other load.
+// meaningful while the machine's speed drifts under other load. It does so
+// in a small project and, in the same rounds, in a large one (a git
+// repository of about 5 000 directories and 50 000 files with nested
+// repositories), so that a cost growing with the project shows as a
+// higher ratio there; it prints the large ratio over the small one.
 //
 //	go run ./bench/overhead -n 200
 //	go run ./bench/overhead -user nobody -flags ""      # non-root, network on (the bridge)
@@ -34,6 +38,7 @@ func main() {
 	as := flag.String("user", "", "run both as this user (name or uid; needs root), e.g. nobody")
 	serve := flag.Bool("serve", false, "measure `safeexec serve` running a stream of true commands (create, wait_for_exit, release) instead of one safeexec process per command")
 	rss := flag.Int("rss", 0, "also measure safeexec's peak RSS (VmHWM, read from /proc as it exits) over this many runs")
+	largeDirs := flag.Int("large-dirs", 5000, "directories of the large project (10 files each); 0: the small project only")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "safeexec-overhead-")
@@ -110,8 +115,46 @@ func main() {
 		report(fmt.Sprintf("safeexec %s serve, per true command", *extra), a, b)
 		return
 	}
-	a, b := interleave(*n, func() time.Duration { return r.timed(se) }, func() time.Duration { return r.timed(bare) })
-	report(fmt.Sprintf("safeexec %s -- true", *extra), a, b)
+	if *largeDirs <= 0 {
+		a, b := interleave(*n, func() time.Duration { return r.timed(se) }, func() time.Duration { return r.timed(bare) })
+		report(fmt.Sprintf("safeexec %s -- true", *extra), a, b)
+	} else {
+		large := filepath.Join(tmp, "large")
+		dirs, files := makeLarge(large, *largeDirs, cred)
+		rl := &runner{env: env, dir: large, cred: cred}
+		bareL, err := rl.bwrapLine(append(append([]string{*bin}, flags...), "--", "sleep", "5"))
+		check(err)
+		bareL = append(bareL, "true")
+		for _, argv := range [][]string{se, bareL} {
+			if out, err := rl.output(argv); err != nil {
+				fail("%s: %v\n%s", strings.Join(argv, " "), err, out)
+			}
+		}
+		// One round runs both projects, the small first in even rounds.
+		var a, b, al, bl []time.Duration
+		for i := 0; i < *n; i++ {
+			small := func() {
+				x, y := interleave(1+i%2, func() time.Duration { return r.timed(se) }, func() time.Duration { return r.timed(bare) })
+				a, b = append(a, x[len(x)-1]), append(b, y[len(y)-1])
+			}
+			big := func() {
+				x, y := interleave(1+i%2, func() time.Duration { return rl.timed(se) }, func() time.Duration { return rl.timed(bareL) })
+				al, bl = append(al, x[len(x)-1]), append(bl, y[len(y)-1])
+			}
+			if i%2 == 0 {
+				small()
+				big()
+			} else {
+				big()
+				small()
+			}
+		}
+		fmt.Println("small project:")
+		rs := report(fmt.Sprintf("safeexec %s -- true", *extra), a, b)
+		fmt.Printf("large project (%d directories, %d files, a git repository with nested ones):\n", dirs, files)
+		rl2 := report(fmt.Sprintf("safeexec %s -- true", *extra), al, bl)
+		fmt.Printf("large ratio / small ratio: %.3f (the target is at most 1.10)\n", rl2/rs)
+	}
 
 	if *rss > 0 {
 		var peaks []int
@@ -142,7 +185,9 @@ func interleave(n int, a, b func() time.Duration) (da, db []time.Duration) {
 	return da, db
 }
 
-func report(name string, a, b []time.Duration) {
+// report prints the medians and the median of the per-round ratios, which
+// it returns.
+func report(name string, a, b []time.Duration) float64 {
 	ratios := make([]float64, len(a))
 	diffs := make([]time.Duration, len(a))
 	for i := range a {
@@ -156,6 +201,45 @@ func report(name string, a, b []time.Duration) {
 	fmt.Printf("ratio (median of per-round ratios): %.2fx  [p25 %.2fx, p75 %.2fx]  (+%v per command)\n",
 		ratios[len(ratios)/2], ratios[len(ratios)/4], ratios[len(ratios)*3/4], pct(diffs, 0.5))
 	fmt.Printf("load:       %s\n", loadavg())
+	return ratios[len(ratios)/2]
+}
+
+// makeLarge makes a git repository of dirs directories with 10 files each
+// and a nested repository in every hundredth, owned by cred's user when
+// set; it returns the directories and files it made.
+func makeLarge(dir string, dirs int, cred *syscall.Credential) (nd, nf int) {
+	for i := 0; i < dirs; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("pkg%03d", i/50), fmt.Sprintf("mod%02d", i%50))
+		check(os.MkdirAll(d, 0o755))
+		nd++
+		for j := 0; j < 10; j++ {
+			check(os.WriteFile(filepath.Join(d, fmt.Sprintf("file%d.go", j)), []byte("package x\n"), 0o644))
+			nf++
+		}
+		if i%100 == 0 {
+			g := filepath.Join(d, "vendored", ".git")
+			for _, sub := range []string{"objects", "refs/heads", "hooks"} {
+				check(os.MkdirAll(filepath.Join(g, sub), 0o755))
+				nd++
+			}
+			check(os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+			check(os.WriteFile(filepath.Join(g, "config"), []byte("[core]\n\tbare = false\n"), 0o644))
+			nf += 2
+		}
+	}
+	nd += dirs / 50
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		fail("git init %s: %v\n%s", dir, err, out)
+	}
+	if cred != nil {
+		check(filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, int(cred.Uid), int(cred.Gid))
+		}))
+	}
+	return nd, nf
 }
 
 type runner struct {

@@ -38,6 +38,65 @@
 // be neither renamed nor removed, so "mv .git .g" followed by a rebuilt
 // .git/hooks fails.
 //
+// # Git
+//
+// Git runs hooks and programs its config names, on the host, in whatever
+// repository it finds; a shell prompt runs git on every cd. So in every git
+// directory of the writable roots only what git writes in ordinary work
+// stays writable (objects but not objects/info/alternates, refs, logs, the
+// index, HEAD and the other *_HEAD, *_MSG, *_MODE state, packed-refs,
+// shallow, rebase and sequencer state, lock files, info/refs), and
+// everything that configures or redirects git is its control plane:
+// config, config.worktree, commondir, gitdir, hooks, info's files,
+// remotes, branches, objects/info/alternates and http-alternates, and the
+// .git entry itself.
+//
+//   - When a run starts (gitprotect.go), the control plane of each root's
+//     git directory (.git a directory, a "gitdir:" file or a link), its
+//     common directory, its worktrees (.git/worktrees/*) and submodules
+//     (.git/modules/**) is found without walking the project, with the
+//     config files git reads for the root from elsewhere in it
+//     (include.path and includeIf.*.path of the repository's and the
+//     host's config, every condition) and the hooks directories
+//     core.hooksPath names there (husky's .husky). bwrap binds what exists
+//     read-only and watches what does not (taken away after the run); a
+//     .git or control entry that is a link is put back after the run if
+//     changed. Landlock snapshots all of it and puts it back after the
+//     run, and moves a root's .git directory back if the command moved it.
+//     Submodules' config files are the exception under bwrap: git
+//     submodule update rewrites them each time, so they stay writable and
+//     the old one is put back when the new one names a program.
+//   - After the run (gitsweep_linux.go), both backends look at the other
+//     git directories below the roots: nested and vendored repositories,
+//     bare ones, ones made, copied, cloned or renamed into place during
+//     the run, ones a .git file or link or a commondir leads to. A
+//     directory with objects and refs (or a commondir) is judged whole,
+//     by what git would read from it now, when it became one during the
+//     run: content staged by an earlier run and made reachable by a later
+//     one is caught whatever its change times. In one that was a git
+//     directory before, what the run made or changed is judged. Judged
+//     means: a runnable hook is moved to the quarantine (except one git
+//     init copied from the host's template directory), and so is a config
+//     naming a program or including another file (gitconf.Runs: read by
+//     the host's git, git config --list --null, when it is installed
+//     outside the writable directories; by gitconf's own parser of git's
+//     syntax otherwise); a config file included from one that stays is
+//     judged on its own. Stderr names the file and the keys; the audit
+//     record lists what was taken ("protected").
+//   - What changed is known without listing what did not when safeexec
+//     may use fanotify filesystem marks (run by root): the directories in
+//     which something was made, moved in, written or re-moded, and the
+//     candidates in and above them, are all that is looked at. Otherwise
+//     every directory of the roots is listed, up to 1 048 576 entries and
+//     256 levels; where it stops, and any directory it cannot list, is
+//     said on stderr and in the audit record ("unchecked").
+//   - Nothing enters a root from an unswept place but as new files: bwrap
+//     binds each root, the cache and /tmp separately (a rename across is
+//     EXDEV), and Landlock gives the roots a right the cache and the
+//     private temporary directory lack, so a directory cannot be renamed
+//     from there into a root; a file renamed or linked in gets a new
+//     change time.
+//
 // A protected or masked path that does not exist yet gets no mount (it
 // would need a placeholder on the host, which host programs would see
 // during the run: in git status, as a file where ~/.aws should become a
@@ -149,19 +208,38 @@
 //     and /run (tmpfs, in RAM) or allocate until the kernel's OOM killer
 //     acts on the host.
 //   - Protected paths are found at the places the policy names (under each
-//     writable root). A git repository nested below a root (a vendored one,
-//     a submodule's git directory in .git/modules, one created with git
-//     init during the run, also in a working directory that was not a
-//     repository; a git directory a .git file or link leads to, a bare
-//     repository, per-worktree config.worktree) is writable during the
-//     run; afterwards the hooks that would run and config that names a
-//     command or another file, which the run created or changed, are
-//     moved to quarantine (sweepNestedGit, both backends). The sweep skips node_modules,
-//     virtualenvs and caches, stops after 50 000 directory entries and 12
-//     levels, does not run after a SIGKILL of safeexec, and judges config
-//     by its keys, so a planted config value it does not know stays. A
-//     protected name that is itself a symlink protects its target; the
-//     link can still be replaced.
+//     writable root). A protected name that is itself a symlink protects
+//     its target; the link can still be replaced (git's control entries
+//     that are links are put back after the run).
+//   - Git: only the roots' own git directories, their worktrees and
+//     submodules are read-only during the run; a git directory nested
+//     deeper, and one made during the run, is writable until the run
+//     ends and judged only then, so a host program running git there
+//     during the run can run what the command planted. Inside the sandbox
+//     commands that write the config of a repository that existed at the
+//     start fail (git config, git remote add, git branch -m, git submodule
+//     init; git branch --track warns), and so does removing a worktree
+//     that existed (git worktree remove). In a nested repository the sweep
+//     takes back what can run or redirect object reads (hooks, config,
+//     alternates); a changed info/ or pointer file there is judged by
+//     where it leads, not taken back. A config file outside a nested
+//     repository's git directory that its (unchanged) config includes is
+//     judged only when something in that repository changed during the
+//     run (always, when the roots are listed). A config the run changed
+//     is taken back whole, keys of the user's own included, when it names
+//     any program. A run that rewrites a nested repository's rebase todo
+//     (exec lines) is not judged: git runs it only on git rebase
+//     --continue. With the listing sweep (no fanotify: safeexec not run by
+//     root, a kernel or file system without filesystem marks and file
+//     handles), the cost grows with the project, and a directory whose
+//     change time moved is judged whole: a hook added where the user has
+//     hooks of their own takes those too, and so does anything that
+//     changes a nested .git directory's own entries when a relative
+//     core.hooksPath names a hooks directory in its worktree. A renamed
+//     file is new to the sweep only where the file system updates change
+//     times on rename (ext4, xfs, btrfs, tmpfs do). In permissive mode the
+//     whole file system is writable and staged content can come from
+//     anywhere. The sweep does not run after a SIGKILL of safeexec.
 //   - A protected or masked path that does not exist when the run starts
 //     is not blocked during the run: what the command creates there
 //     (inside a writable root) is usable by the command and by host

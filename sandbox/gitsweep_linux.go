@@ -873,3 +873,37 @@ func (s *gitSweep) hostConfig() *hostGitConfig {
 	}
 	return s.hostCfg
 }
+
+func init() {
+	// doctor says how the look after a run works here, for both Linux
+	// backends (this file's init runs after bwrap_linux.go's, which
+	// registers bwrap's own deep check).
+	for _, name := range []string{"bwrap", "landlock"} {
+		prev := deepChecks[name]
+		deepChecks[name] = func(b Backend, r *Report) {
+			if prev != nil {
+				prev(b, r)
+			}
+			r.Checks = append(r.Checks, gitSweepCheck())
+		}
+	}
+}
+
+// gitSweepCheck says whether the sweep can learn what changed from
+// fanotify here, or lists the roots.
+func gitSweepCheck() Check {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	fw, err := newFanWatch([]string{dir})
+	if err == nil {
+		fw.stop()
+		fw.close()
+		return Check{Name: "git sweep", OK: true,
+			Detail: "after a run, git directories are found from what changed (fanotify), whatever the project's size"}
+	}
+	return Check{Name: "git sweep", OK: false,
+		Detail: fmt.Sprintf("no fanotify filesystem marks here (%v): after a run the writable roots are listed, up to %d entries, so the cost grows with the project, and a hooks directory whose change time moved is judged whole", err, gitSweepBudget),
+		Fix:    "run safeexec as root on Linux ≥ 5.9 (filesystem marks need CAP_SYS_ADMIN) for a look whose cost follows what changed"}
+}

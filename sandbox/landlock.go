@@ -289,11 +289,12 @@ func planLandlock(s *llRequest, abi int, asRoot bool) (*llPlan, error) {
 	}
 	// The roots get one right more than the cache and the private
 	// temporary directory, one the command cannot use (making block
-	// devices needs CAP_MKNOD): Landlock refuses to move or link a file
-	// to where it would gain rights (EXDEV), so nothing made in those
-	// unswept places enters a root but as a new file, which the git sweep
-	// judges (gitsweep_linux.go). bwrap gets the same from its separate
-	// mounts. Tools fall back to copying, as across file systems.
+	// devices needs CAP_MKNOD): Landlock refuses to move a directory to
+	// where it would gain rights (EXDEV), so no tree made in those
+	// unswept places enters a root with its old change times; a file
+	// renamed or linked in gets a new one. The git sweep relies on it
+	// (gitsweep_linux.go); bwrap gets the same from its separate mounts.
+	// Tools fall back to copying, as across file systems.
 	rootDeny := append(slices.Clone(deny), hidden...)
 	for _, r := range landlockRoots(mode, s.Roots) {
 		walk(r, llRead|llWrite|llMakeBlock, rootDeny)

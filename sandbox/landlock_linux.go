@@ -32,9 +32,10 @@ package sandbox
 //     ABI 9 (the seccomp filter decides), abstract ones are scoped from
 //     ABI 6.
 //   - Protected paths inside writable roots cannot be denied by Landlock;
-//     they are snapshotted and restored after the run (landlock_guard.go).
-//     During the run the command can change them. Nested repositories'
-//     hooks (sub/.git/hooks) are not covered.
+//     they are snapshotted and restored after the run (landlock_guard.go),
+//     with git's control plane of the roots' git directories
+//     (gitprotect.go); other git directories are judged by the sweep
+//     (gitsweep_linux.go). During the run the command can change them.
 //   - Credential paths: their contents are unreadable; in compat and
 //     permissive mode the names inside a denied directory can be listed.
 //     A file created directly in an ancestor of a denied path (e.g. a new

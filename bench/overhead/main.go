@@ -130,23 +130,30 @@ func main() {
 				fail("%s: %v\n%s", strings.Join(argv, " "), err, out)
 			}
 		}
-		// One round runs both projects, the small first in even rounds.
+		// One round runs both projects, the small one first in even
+		// rounds; within a project, safeexec first in even rounds.
 		var a, b, al, bl []time.Duration
-		for i := 0; i < *n; i++ {
-			small := func() {
-				x, y := interleave(1+i%2, func() time.Duration { return r.timed(se) }, func() time.Duration { return r.timed(bare) })
-				a, b = append(a, x[len(x)-1]), append(b, y[len(y)-1])
-			}
-			big := func() {
-				x, y := interleave(1+i%2, func() time.Duration { return rl.timed(se) }, func() time.Duration { return rl.timed(bareL) })
-				al, bl = append(al, x[len(x)-1]), append(bl, y[len(y)-1])
-			}
+		pair := func(i int, r *runner, se, bare []string) (x, y time.Duration) {
 			if i%2 == 0 {
-				small()
-				big()
+				x = r.timed(se)
+				y = r.timed(bare)
 			} else {
-				big()
-				small()
+				y = r.timed(bare)
+				x = r.timed(se)
+			}
+			return x, y
+		}
+		for i := 0; i < *n; i++ {
+			if i%2 == 0 {
+				x, y := pair(i, r, se, bare)
+				a, b = append(a, x), append(b, y)
+				x, y = pair(i, rl, se, bareL)
+				al, bl = append(al, x), append(bl, y)
+			} else {
+				x, y := pair(i, rl, se, bareL)
+				al, bl = append(al, x), append(bl, y)
+				x, y = pair(i, r, se, bare)
+				a, b = append(a, x), append(b, y)
 			}
 		}
 		fmt.Println("small project:")

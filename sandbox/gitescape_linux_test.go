@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -389,6 +390,9 @@ func (g *gitEnv) exercise(dirs ...string) []string {
 	}
 	if len(wts) > 0 {
 		for _, b := range bares {
+			if b == filepath.Join(g.root, "remote.git") && slices.Contains(dirs, "") {
+				continue // the project's battery pushes to it (origin)
+			}
 			sh(bareBattery, b, wts[0])
 		}
 	}

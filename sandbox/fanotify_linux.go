@@ -38,7 +38,7 @@ import (
 const fanMask = unix.FAN_CREATE | unix.FAN_MOVED_TO | unix.FAN_CLOSE_WRITE | unix.FAN_ATTRIB | unix.FAN_ONDIR
 
 // fanMaxDirs bounds the directories recorded; beyond it the watch gives up.
-var fanMaxDirs = 1 << 20
+var fanMaxDirs = 1 << 18
 
 // fanDisabled makes newFanWatch refuse, for tests of the listing sweep.
 var fanDisabled bool

@@ -3,8 +3,8 @@ package gitconf_test
 import (
 	"testing"
 
-	"github.com/safeexec/safeexec/sandbox/gitconf"
 	"github.com/safeexec/safeexec/catalog"
+	"github.com/safeexec/safeexec/sandbox/gitconf"
 )
 
 // TestCoversClassifierKeys: every key the classifier (catalog.GitCommandKey)

@@ -10,6 +10,8 @@ const (
 	cannotRoot      = "Run as root, a file owned by root is readable unless deny_read or the built-in root-only list names it."
 	cannotReads     = "In compat and permissive mode everything outside deny_read is readable: a secret kept in an unusual place is the command's to read."
 	cannotMemory    = "Memory is not limited: a command can fill its RAM-backed temporary directory or allocate until the kernel's OOM killer acts."
+	cannotGitNested = "A git repository nested below the roots' own (a vendored one, one made during the run) is writable during the run and judged only after it: git run there by another program meanwhile can run what the command planted."
+	cannotGitList   = "Not run as root, the look for planted git hooks and config after the run lists the whole project (its cost grows with it) and takes every hook of a hooks directory whose change time moved, the user's own too (to the quarantine)."
 
 	cannotBwrapMissing = "A protected or masked path that does not exist when the run starts is not blocked during it; what the command creates there is moved to quarantine afterwards, not at all if safeexec is killed with SIGKILL."
 	cannotBwrapSockets = "Host unix sockets outside /run, /tmp and the masked paths stay reachable by path (an ssh agent in the home directory): add their directory to deny_read."
@@ -46,6 +48,8 @@ func cannotEnforce(backend string, m Mode, root bool, abi int) []string {
 	case "bwrap":
 		add(true, cannotHostTools)
 		add(true, cannotBwrapMissing)
+		add(true, cannotGitNested)
+		add(!root, cannotGitList)
 		add(root, cannotRoot)
 		add(reads, cannotReads)
 		add(true, cannotBwrapSockets)
@@ -55,6 +59,8 @@ func cannotEnforce(backend string, m Mode, root bool, abi int) []string {
 		add(true, cannotHostTools)
 		add(true, cannotLandlockProtected)
 		add(true, cannotLandlockChmod)
+		add(true, cannotGitNested)
+		add(!root, cannotGitList)
 		add(root, cannotRoot)
 		add(reads, cannotReads)
 		add(true, cannotLandlockIPC)

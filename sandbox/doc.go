@@ -57,8 +57,11 @@
 //     (.git/modules/**) is found without walking the project, with the
 //     config files git reads for the root from elsewhere in it
 //     (include.path and includeIf.*.path of the repository's and the
-//     host's config, every condition) and the hooks directories
-//     core.hooksPath names there (husky's .husky). bwrap binds what exists
+//     host's config, every condition), the hooks directories
+//     core.hooksPath names there (husky's .husky), the template directory
+//     init.templateDir names, and the programs config keys name by a path
+//     there (a core.fsmonitor script, an alias or textconv driver in the
+//     project). bwrap binds what exists
 //     read-only and watches what does not (taken away after the run); a
 //     .git or control entry that is a link is put back after the run if
 //     changed. Landlock snapshots all of it and puts it back after the

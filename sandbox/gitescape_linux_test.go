@@ -154,7 +154,7 @@ func newGitEnv(t *testing.T, tmpl, backend string, o gitFixtureOpts) *gitEnv {
 		root: filepath.Join(top, "proj"), home: filepath.Join(top, "home"), mark: filepath.Join(top, "mark"),
 		outside: filepath.Join(top, "outside"), cache: filepath.Join(top, "cache")}
 	t.Setenv("XDG_STATE_HOME", filepath.Join(top, "state"))
-	g.setHostEnv(o.global)
+	g.setHostEnv(strings.ReplaceAll(o.global, "{ROOT}", g.root))
 	// The worktree's links to the repository are absolute.
 	g.write(filepath.Join(g.root, "wt", ".git"), "gitdir: "+filepath.Join(g.root, ".git", "worktrees", "wt")+"\n")
 	g.write(filepath.Join(g.root, ".git", "worktrees", "wt", "gitdir"), filepath.Join(g.root, "wt", ".git")+"\n")
@@ -611,6 +611,41 @@ var gitClasses = []gitClass{
 		},
 		judge: []string{"", "wt"},
 		check: func(g *gitEnv, _ []bwResult) { g.unchanged(".husky/pre-commit") },
+	},
+	{
+		name: "programs the project's config names by path",
+		opts: gitFixtureOpts{
+			config: "[alias]\n\tst = !tools/st.sh\n[diff \"tc\"]\n\ttextconv = tools/tc.sh\n",
+			files:  map[string]string{"tools/st.sh*": "#!/bin/sh\nexit 0\n", "tools/tc.sh*": "#!/bin/sh\ncat \"$1\"\n", ".gitattributes": "README diff=tc\n"},
+		},
+		runs: func(g *gitEnv) [][]gitOp {
+			return [][]gitOp{{
+				opAppend("tools/st.sh", g.payload("prog-alias")+"\n"),
+				opWrite("tools/tc2.sh", g.hookScript("prog-textconv"), true), op("mv", "tools/tc2.sh", "tools/tc.sh"),
+			}}
+		},
+		judge: []string{""},
+		check: func(g *gitEnv, _ []bwResult) { g.unchanged("tools/st.sh") },
+	},
+	{
+		name: "template directory the host's config names",
+		opts: gitFixtureOpts{global: "[init]\n\ttemplateDir = {ROOT}/.tmpl\n", files: map[string]string{".tmpl/description": "x\n"}},
+		runs: func(g *gitEnv) [][]gitOp {
+			return [][]gitOp{g.hooksOps(".tmpl/hooks", "template")}
+		},
+		check: func(g *gitEnv, rs []bwResult) {
+			// A repository the host makes after the run gets the
+			// template's hooks.
+			d := filepath.Join(g.top, "after")
+			g.git(g.top, "init", "-q", d)
+			g.write(filepath.Join(d, "f"), "f\n")
+			g.git(d, "add", "f")
+			g.git(d, "commit", "-qm", "f")
+			c := exec.Command("git", "checkout", "-q", "-b", "b")
+			c.Dir, c.Env = d, g.hostEnv
+			c.Run()
+			g.judge(rs[len(rs)-1])
+		},
 	},
 	{
 		name: "hooks directory the host's config names in every worktree",

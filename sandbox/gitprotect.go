@@ -15,11 +15,14 @@ package sandbox
 // findGitControl lists the control plane of every git directory it can
 // find without walking the project: each writable root's .git (a
 // directory, a "gitdir:" file or a link), its common directory, its
-// worktrees (.git/worktrees/*) and submodules (.git/modules/**); and the
-// config files and hooks directories git reads for the roots from
-// elsewhere inside them: what include.path and includeIf.*.path name (all
-// of them, whatever the condition) and core.hooksPath, in the repository's
-// config and in the host's global and system config. The bwrap
+// worktrees (.git/worktrees/*) and submodules (.git/modules/**); and what
+// git reads or runs for the roots from elsewhere inside them, as the
+// repository's config and the host's global and system config name it:
+// the files include.path and includeIf.*.path name (all of them, whatever
+// the condition), the core.hooksPath directory, init.templateDir (whose
+// hooks every new repository gets), and a program a key that runs one
+// names by a path (a core.fsmonitor script, a textconv driver in the
+// project). The bwrap
 // backend binds what exists read-only and watches what does not; the
 // Landlock and Windows backends snapshot it and put it back after the run.
 // Git directories nested deeper, and those that appear during the run,
@@ -168,23 +171,38 @@ func findGitControl(roots []string) *gitControl {
 				cfgs = append(cfgs, filepath.Join(c, "config"))
 			}
 		}
-		hooks, included := readGitConfigs(cfgs, homeDir())
-		hooks = append(hooks, host.hooksPaths...)
-		for _, p := range append(included, host.included...) {
+		refs := readGitConfigs(cfgs, homeDir())
+		for _, p := range append(refs.included, host.included...) {
 			if inRoots(p) {
 				gc.entry(p)
 			}
 		}
-		for _, h := range hooks {
-			h = expandHome(h, homeDir())
-			if h == "" {
-				continue
+		// Hooks directories, the template directories git init copies
+		// hooks from, programs the config names by a path (a
+		// core.fsmonitor script, a textconv driver in the project):
+		// relative ones are relative to the worktree's top.
+		for _, list := range [][]string{refs.hooksPaths, host.hooksPaths, host.templateDirs} {
+			for _, h := range list {
+				h = expandHome(h, homeDir())
+				if h == "" {
+					continue
+				}
+				if !filepath.IsAbs(h) {
+					h = filepath.Join(r, h)
+				}
+				if h = filepath.Clean(h); inRoots(h) && h != r {
+					gc.entry(h)
+				}
 			}
-			if !filepath.IsAbs(h) {
-				h = filepath.Join(r, h)
+		}
+		for _, prog := range append(refs.programs, host.refs.programs...) {
+			prog = expandHome(prog, homeDir())
+			if !filepath.IsAbs(prog) {
+				prog = filepath.Join(r, prog)
 			}
-			if h = filepath.Clean(h); inRoots(h) && h != r {
-				gc.entry(h)
+			// A program, not a directory a word happened to name.
+			if fi, err := os.Stat(prog); (err != nil || !fi.IsDir()) && inRoots(filepath.Clean(prog)) {
+				gc.entry(filepath.Clean(prog))
 			}
 		}
 	}
@@ -306,9 +324,18 @@ func readGitConfigFile(p string) []gitconf.Entry {
 	return es
 }
 
-// readGitConfigs reads config files and every file they include, and
-// returns their core.hooksPath values and the files included.
-func readGitConfigs(files []string, home string) (hooksPaths, included []string) {
+// gitConfigRefs is what config files name that git reads or runs from
+// elsewhere.
+type gitConfigRefs struct {
+	hooksPaths []string // core.hooksPath values
+	included   []string // files included (resolved against the including file)
+	programs   []string // path-like words of values naming a program (relative: to the worktree)
+	templates  []string // init.templateDir values
+}
+
+// readGitConfigs reads config files and every file they include.
+func readGitConfigs(files []string, home string) gitConfigRefs {
+	var refs gitConfigRefs
 	seen := map[string]bool{}
 	var read func(p string, depth int)
 	read = func(p string, depth int) {
@@ -320,22 +347,41 @@ func readGitConfigs(files []string, home string) (hooksPaths, included []string)
 			section, _, name := gitconf.Split(e.Key)
 			switch {
 			case e.Key == "core.hookspath" && e.HasValue:
-				hooksPaths = append(hooksPaths, e.Value)
+				refs.hooksPaths = append(refs.hooksPaths, e.Value)
+			case e.Key == "init.templatedir" && e.HasValue:
+				refs.templates = append(refs.templates, expandHome(e.Value, home))
 			case name == "path" && (e.Key == "include.path" || section == "includeif") && e.Value != "":
 				inc := expandHome(e.Value, home)
 				if !filepath.IsAbs(inc) {
 					inc = filepath.Join(filepath.Dir(p), inc)
 				}
 				inc = filepath.Clean(inc)
-				included = append(included, inc)
+				refs.included = append(refs.included, inc)
 				read(inc, depth+1)
+			case gitconf.Runs(e):
+				refs.programs = append(refs.programs, programPaths(e.Value, home)...)
 			}
 		}
 	}
 	for _, f := range files {
 		read(f, 0)
 	}
-	return hooksPaths, included
+	return refs
+}
+
+// programPaths returns the program a command (as a config value names
+// it) runs when it names one by a path: its first word, with a slash.
+func programPaths(v, home string) []string {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "!")
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return nil
+	}
+	w := strings.Trim(f[0], `"'`)
+	if !strings.Contains(w, "/") || strings.Contains(w, "://") {
+		return nil
+	}
+	return []string{expandHome(w, home)}
 }
 
 // hostGitConfig is what the host's own git configuration (global, system,
@@ -347,8 +393,11 @@ type hostGitConfig struct {
 	// included are the config files it includes.
 	included []string
 	// templates are the template directories git init copies hooks from,
-	// those for which trusted says yes.
-	templates []string
+	// those for which trusted says yes; templateDirs all of them.
+	templates    []string
+	templateDirs []string
+	// refs is all the config files name.
+	refs gitConfigRefs
 }
 
 // readHostGitConfig reads the host's global and system git config, as the
@@ -377,20 +426,11 @@ func readHostGitConfig(home string, trusted func(string) bool) *hostGitConfig {
 			files = append(files, "/etc/gitconfig")
 		}
 	}
-	h.hooksPaths, h.included = readGitConfigs(files, home)
-	var templates []string
-	if trusted != nil {
-		templates = append(templates, "/usr/share/git-core/templates")
-		if t := os.Getenv("GIT_TEMPLATE_DIR"); t != "" {
-			templates = append(templates, t)
-		}
-		for _, f := range append(files, h.included...) {
-			for _, e := range readGitConfigFile(f) {
-				if e.Key == "init.templatedir" && e.Value != "" {
-					templates = append(templates, expandHome(e.Value, home))
-				}
-			}
-		}
+	h.refs = readGitConfigs(files, home)
+	h.hooksPaths, h.included = h.refs.hooksPaths, h.refs.included
+	templates := append([]string{"/usr/share/git-core/templates"}, h.refs.templates...)
+	if t := os.Getenv("GIT_TEMPLATE_DIR"); t != "" {
+		templates = append(templates, t)
 	}
 	if n, err := strconv.Atoi(os.Getenv("GIT_CONFIG_COUNT")); err == nil && n > 0 && n < 1000 {
 		for i := range n {
@@ -404,6 +444,7 @@ func readHostGitConfig(home string, trusted func(string) bool) *hostGitConfig {
 			}
 		}
 	}
+	h.templateDirs = templates
 	if trusted == nil {
 		return h
 	}

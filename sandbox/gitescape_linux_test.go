@@ -836,7 +836,7 @@ var gitClasses = []gitClass{
 // snapshot records the files unchanged compares.
 func (g *gitEnv) snapshot() {
 	g.before = map[string]string{}
-	for _, rel := range []string{".git/hooks/pre-push.sample", ".git/config", "team.gitconfig", ".husky/pre-commit",
+	for _, rel := range []string{".git/hooks/pre-push.sample", ".git/config", "team.gitconfig", ".husky/pre-commit", "tools/st.sh",
 		".git/info/exclude", ".git/worktrees/wt/commondir", ".git/modules/lib/config"} {
 		if b, err := os.ReadFile(filepath.Join(g.root, rel)); err == nil {
 			g.before[rel] = string(b)

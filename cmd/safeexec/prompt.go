@@ -84,11 +84,12 @@ func confirm(in *os.File, out io.Writer, q safeexec.Question) (safeexec.Answer, 
 	}
 	defer signal.Stop(sigc)
 
-	io.WriteString(out, card(q))
 	// Like sudo: what was typed before the question was there is not an
-	// answer to it.
+	// answer to it. Flushed before the card is drawn, not after: a key
+	// typed once the question shows is an answer.
 	flushInput(in)
 	defer flushInput(in)
+	io.WriteString(out, card(q))
 
 	var deadline time.Time
 	if q.Timeout > 0 {

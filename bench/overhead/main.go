@@ -14,6 +14,7 @@
 //	go run ./bench/overhead -user nobody -flags ""      # non-root, network on (the bridge)
 //	go run ./bench/overhead -rss 20                      # safeexec's own peak RSS (VmHWM)
 //	go run ./bench/overhead -serve                       # safeexec serve, per command
+//	go run ./bench/overhead -work -n 30                  # go test and npm test, bare against safeexec
 package main
 
 import (
@@ -39,6 +40,7 @@ func main() {
 	serve := flag.Bool("serve", false, "measure `safeexec serve` running a stream of true commands (create, wait_for_exit, release) instead of one safeexec process per command")
 	rss := flag.Int("rss", 0, "also measure safeexec's peak RSS (VmHWM, read from /proc as it exits) over this many runs")
 	largeDirs := flag.Int("large-dirs", 5000, "directories of the large project (10 files each); 0: the small project only")
+	workMode := flag.Bool("work", false, "measure real work instead: `go test` of a small module and `npm test` of a small package, bare (no sandbox) against under safeexec")
 	flag.Parse()
 
 	tmp, err := os.MkdirTemp("", "safeexec-overhead-")
@@ -84,6 +86,11 @@ func main() {
 	r := &runner{env: env, dir: work, cred: cred}
 
 	flags := strings.Fields(*extra)
+	if *workMode {
+		fmt.Printf("load:       %s\n", loadavg())
+		runWork(tmp, r, *bin, flags, *n)
+		return
+	}
 	se := append([]string{*bin}, flags...)
 	se = append(se, "--", "true")
 	// The bare command is the bwrap command line safeexec itself runs
@@ -192,6 +199,9 @@ func interleave(n int, a, b func() time.Duration) (da, db []time.Duration) {
 	return da, db
 }
 
+// bareName names the command report compares with.
+var bareName = "bare bwrap -- true"
+
 // report prints the medians and the median of the per-round ratios, which
 // it returns.
 func report(name string, a, b []time.Duration) float64 {
@@ -204,7 +214,7 @@ func report(name string, a, b []time.Duration) float64 {
 	sort.Float64s(ratios)
 	fmt.Printf("rounds:               %d, alternating order\n", len(a))
 	fmt.Printf("%s: median %v  p90 %v\n", name, pct(a, 0.5), pct(a, 0.9))
-	fmt.Printf("bare bwrap -- true: median %v  p90 %v\n", pct(b, 0.5), pct(b, 0.9))
+	fmt.Printf("%s: median %v  p90 %v\n", bareName, pct(b, 0.5), pct(b, 0.9))
 	fmt.Printf("ratio (median of per-round ratios): %.2fx  [p25 %.2fx, p75 %.2fx]  (+%v per command)\n",
 		ratios[len(ratios)/2], ratios[len(ratios)/4], ratios[len(ratios)*3/4], pct(diffs, 0.5))
 	fmt.Printf("load:       %s\n", loadavg())

@@ -391,13 +391,31 @@ func (p *pipeline) argv() []string {
 	return p.scriptRun
 }
 
+// maskable is the deny_read list without its name patterns (**/.env),
+// which the classifier judges and the sandbox cannot mask: they name no
+// fixed path.
+func maskable(denyRead []string) []string {
+	for i, s := range denyRead {
+		if configs.IsNamePattern(s) {
+			out := append([]string(nil), denyRead[:i]...)
+			for _, s := range denyRead[i+1:] {
+				if !configs.IsNamePattern(s) {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+	}
+	return denyRead
+}
+
 func (p *pipeline) sandboxPolicy() *sandbox.Policy {
 	pol := p.req.Policy
 	return &sandbox.Policy{
 		Mode:          sandbox.Mode(pol.Mode),
 		Cwd:           p.req.Cwd,
 		WritableRoots: pol.AllowWrite,
-		DenyRead:      pol.DenyRead,
+		DenyRead:      maskable(pol.DenyRead),
 		DenyWrite:     pol.DenyWrite,
 		Limits: sandbox.Limits{
 			Processes:  pol.Limits.Processes,

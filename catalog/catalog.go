@@ -33,7 +33,7 @@ var tools = map[string]*Tool{}
 var families = []map[string]*Tool{
 	wrapperTools, runnerTools, gitTools, fetchTools, codecTools, fileTools, archiveTools,
 	remoteTools, buildTools, interpreterTools, editorTools, terminalTools, sedTools,
-	containerTools, cloudTools, secretTools, systemTools, dataTools,
+	containerTools, cloudTools, secretTools, systemTools, dataTools, accountTools,
 }
 
 func init() {

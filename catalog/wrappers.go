@@ -88,9 +88,37 @@ var wrapperTools = map[string]*Tool{
 	"xargs":  {Tool: shell.Tool{Unwrap: unwrapXargs, Args: &shell.ArgSpec{Short: "adELnPsI", Long: []string{"arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}}}},
 	"arch":   {Tool: shell.Tool{Unwrap: unwrapArch}},
 	"flock":  {Tool: shell.Tool{Unwrap: unwrapFlock, Args: flockArgs, Runs: []shell.CodeArg{{Short: "c", Long: "command"}}}},
-	"dotenv": wraps(shell.ArgSpec{Short: "ecv"}),
+	"dotenv": {Tool: shell.Tool{Unwrap: unwrapDotenv, Args: dotenvArgs}},
 	// ip netns exec NAME CMD and ip vrf exec NAME CMD run CMD.
 	"ip": {Tool: shell.Tool{Unwrap: unwrapIPExec}},
+}
+
+// dotenvArgs reads both dotenv programs: dotenv-cli (npm: -e FILE, -v
+// K=V, -p VAR, -c [ENV]) and python-dotenv (-f FILE, -e BOOL, then run,
+// list, get, set, unset).
+var dotenvArgs = &shell.ArgSpec{Short: "efvp", Long: []string{"file", "export"}, Flags: []string{"quiet", "override", "no-override"}, InOrder: true}
+
+// unwrapDotenv finds the command dotenv runs: after its options, and for
+// python-dotenv after "run" and its own options. list, get, set and unset
+// run nothing.
+func unwrapDotenv(cmd *shell.Command) (int, bool) {
+	i := dotenvArgs.Skip(cmd.Args)
+	if i < 0 {
+		return 0, false
+	}
+	switch a := cmd.Args[i]; {
+	case a.Dynamic:
+	case a.Value == "run":
+		for i++; i < len(cmd.Args) && strings.HasPrefix(cmd.Args[i].Value, "-") && !cmd.Args[i].Dynamic; i++ {
+			if cmd.Args[i].Value == "--" {
+				i++
+				break
+			}
+		}
+	case a.Value == "list" || a.Value == "get" || a.Value == "set" || a.Value == "unset":
+		return 0, false
+	}
+	return i, i < len(cmd.Args)
 }
 
 // followSg follows sg GROUP COMMAND (a string run by a shell) when -c is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -372,7 +373,7 @@ func (p *parsed) check() error {
 		kind listKind
 	}{
 		{"filesystem.allow_write", fc.Filesystem.AllowWrite, pathList},
-		{"filesystem.deny_read", fc.Filesystem.DenyRead, pathList | denyList},
+		{"filesystem.deny_read", fc.Filesystem.DenyRead, pathList | denyList | patternList},
 		{"filesystem.deny_write", fc.Filesystem.DenyWrite, pathList | denyList},
 		{"network.allowed_domains", fc.Network.AllowedDomains, domainList},
 		{"network.denied_domains", fc.Network.DeniedDomains, domainList | denyList},
@@ -400,7 +401,7 @@ func (p *parsed) check() error {
 		if msg := checkPath(*a); msg != "" {
 			return p.errorAt("audit.path", -1, "audit.path %q: %s", *a, msg)
 		}
-		if plainRelative(*a) {
+		if plainRelative(*a) || IsNamePattern(*a) {
 			return p.errorAt("audit.path", -1, "audit.path %q must be absolute (or start with ~ or $VARIABLE): a relative log would follow the working directory", *a)
 		}
 	}
@@ -489,7 +490,8 @@ const (
 	domainList
 	nameList
 	ruleList
-	denyList // "!" removes an inherited entry
+	denyList    // "!" removes an inherited entry
+	patternList // "**/NAME" name patterns are accepted (deny_read)
 )
 
 // checkEntry validates one list entry; it returns "" when it is fine.
@@ -504,6 +506,11 @@ func checkEntry(s string, kind listKind) string {
 		return "empty entry"
 	}
 	switch {
+	case kind&pathList != 0 && IsNamePattern(s):
+		if kind&patternList == 0 {
+			return "a name pattern (**/NAME) is only accepted in filesystem.deny_read"
+		}
+		return checkNamePattern(s)
 	case kind&pathList != 0:
 		return checkPath(s)
 	case kind&domainList != 0:
@@ -542,6 +549,43 @@ func checkPath(s string) string {
 		case placeholderConfigDir, placeholderStateDir, placeholderHooksPath:
 		default:
 			return fmt.Sprintf("unknown placeholder (known: %s, %s, %s)", placeholderConfigDir, placeholderStateDir, placeholderHooksPath)
+		}
+	}
+	return ""
+}
+
+// IsNamePattern reports whether a deny_read entry is a name pattern,
+// "**/" followed by a relative pattern (**/.env, **/secrets/*.json): it
+// names every file whose last path components match, in any directory.
+// The classifier judges naming such a file like naming any credential
+// path; the sandbox does not mask them (there is no fixed path to mask,
+// and a project's own programs load its .env files).
+func IsNamePattern(s string) bool {
+	return strings.HasPrefix(s, NamePatternPrefix)
+}
+
+// NamePatternPrefix starts a name pattern entry of deny_read.
+const NamePatternPrefix = "**/"
+
+// checkNamePattern validates a name pattern: components that are valid
+// patterns, none empty, "." or "..", no further "**".
+func checkNamePattern(s string) string {
+	rest := strings.TrimPrefix(s, NamePatternPrefix)
+	if rest == "" {
+		return "a name pattern needs a name after **/"
+	}
+	if strings.ContainsRune(rest, '\x00') {
+		return "contains a NUL byte"
+	}
+	for _, c := range strings.Split(rest, "/") {
+		switch {
+		case c == "" || c == "." || c == "..":
+			return "a name pattern's components must be names (no empty, . or .. parts)"
+		case strings.Contains(c, "**"):
+			return "** may only start a name pattern"
+		}
+		if _, err := path.Match(c, ""); err != nil {
+			return fmt.Sprintf("component %q is not a valid pattern", c)
 		}
 	}
 	return ""

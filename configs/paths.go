@@ -123,6 +123,11 @@ func (x *expander) expand(s string, keepRelative bool) ([]string, error) {
 		}
 		return x.hooks, nil
 	}
+	if IsNamePattern(s) {
+		// A name pattern names files in every directory: it stays as
+		// written (checkEntry validated it).
+		return []string{s}, nil
+	}
 	p, err := x.expandOne(s, keepRelative)
 	if err != nil {
 		return nil, err

@@ -234,7 +234,7 @@ func (l *loader) projectDenyPaths(p *parsed, key string, v *[]string, cur []stri
 // root, no ~, no variable, no placeholder.
 func plainRelative(s string) bool {
 	return s != "" && !filepath.IsAbs(s) && !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~") &&
-		!strings.HasPrefix(s, "$") && !strings.HasPrefix(s, "<")
+		!strings.HasPrefix(s, "$") && !strings.HasPrefix(s, "<") && !IsNamePattern(s)
 }
 
 func containsFold(list []string, s string) bool {

@@ -28,7 +28,9 @@ type Context struct {
 	// roots.
 	WritableRoots []string
 	// SensitivePaths are absolute credential paths: reading or writing them
-	// is risky. They are the sandbox's deny_read list (configs.Effective
+	// is risky. An entry under Home counts in every home (/root, /home/*,
+	// ~user); an entry "**/NAME" is a name pattern, matching the last
+	// components of any path (**/.env). They are the sandbox's deny_read list (configs.Effective
 	// DenyRead); the classifier has no list of its own, so an empty one
 	// means no credential paths.
 	SensitivePaths []string
@@ -49,6 +51,12 @@ type Context struct {
 	// scripts may be read all the same (a CI runner's temporary directory,
 	// where it writes each step's script).
 	ScriptDirs []string
+	// Readlink reads a symbolic link (os.Readlink). The classifier asks
+	// it only about paths inside the writable roots and the working
+	// directory, so that a path through a link there (a planted
+	// keys -> ~/.ssh) is judged where it leads. Nil means links that exist
+	// on disk are not followed.
+	Readlink func(path string) (string, error)
 	// Platform is the GOOS whose paths and shells apply ("linux",
 	// "darwin", "windows"). Empty means runtime.GOOS.
 	Platform string

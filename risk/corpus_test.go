@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/safeexec/safeexec/configs"
 )
 
 // The classification corpus lives in testdata/classify/*.txt, one file
@@ -38,19 +40,25 @@ const (
 	testCwd  = "/home/user/project"
 )
 
-func testContext() *Context {
-	var sens []string
-	for _, s := range []string{".ssh", ".aws", ".gnupg", ".config/gcloud", ".docker", ".kube", ".npmrc", ".netrc",
-		".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub", ".gitconfig.local", ".bash_history",
-		".zsh_history", ".env", ".credentials", ".password-store", ".config/safeexec", ".local/state/safeexec"} {
-		sens = append(sens, path.Join(testHome, s))
+// defaultLists are the shipped deny_read and deny_write (configs/
+// default.toml) for a user whose home is testHome: the corpus judges with
+// the one list the pipeline gives the classifier.
+var defaultLists = sync.OnceValues(func() ([]string, []string) {
+	pol, err := configs.Load(configs.Options{Cwd: testCwd, Home: testHome, Getenv: func(string) string { return "" }})
+	if err != nil {
+		panic(err)
 	}
+	return pol.DenyRead, pol.DenyWrite
+})
+
+func testContext() *Context {
+	sens, prot := defaultLists()
 	return &Context{
 		Cwd:            testCwd,
 		Home:           testHome,
 		WritableRoots:  []string{testCwd, "/tmp"},
 		SensitivePaths: sens,
-		ProtectedPaths: []string{".env", ".envrc", ".git/hooks", ".git/config", ".safeexec.toml", ".bashrc", ".zshrc", ".profile", ".mcp.json"},
+		ProtectedPaths: prot,
 		Sandboxed:      true,
 		ReadScript:     readTestScript,
 		Platform:       "linux",

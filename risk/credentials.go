@@ -11,6 +11,14 @@ import (
 // Commands whose purpose is to print stored credentials.
 
 var credentialJudges = map[string]judgeFunc{
+	// dotenv list|get (python-dotenv) and dotenv -p VAR (dotenv-cli)
+	// print the values an environment file holds.
+	"dotenv": func(j *judge, c *shell.Command) {
+		ops := catalog.Args("dotenv").Operands(c.Args)
+		if len(ops) > 0 && (ops[0].Value == "list" || ops[0].Value == "get") || catalog.Args("dotenv").Has(c.Args, "p", "") {
+			j.hit(c, ruleCredentialPath, "dotenv prints the values an environment file (.env) holds")
+		}
+	},
 	"security": func(j *judge, c *shell.Command) {
 		if args := c.Args; len(args) > 1 && slices.Contains([]string{"find-generic-password", "find-internet-password", "dump-keychain", "export", "find-key", "unlock-keychain"}, args[1].Value) {
 			j.hit(c, ruleCredentialPath, "security %s reads the keychain", args[1].Value)

@@ -10,11 +10,14 @@ import (
 )
 
 // noPathArgs are commands whose arguments are never opened as files.
+// Listing and inspecting a file or directory is opening it (ls ~/.ssh,
+// stat, du, file), and so is entering it (cd ~/.ssh): naming a credential
+// location is enough.
 var noPathArgs = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, "basename": true, "dirname": true,
 	"realpath": true, "readlink": true, "which": true, "type": true, "command": true, "true": true, "false": true, ":": true,
 	"export": true, "declare": true, "local": true, "alias": true, "hash": true, "man": true, "whatis": true, "apropos": true,
-	"info": true, "write-output": true, "write-host": true, "echo.": true, "set": true, "unset": true, "cd": true,
-	"pushd": true, "whereis": true, "stat": true, "ls": true, "file": true, "du": true, "exit": true, "return": true}
+	"info": true, "write-output": true, "write-host": true, "echo.": true, "set": true, "unset": true,
+	"whereis": true, "exit": true, "return": true}
 
 // paths judges the files a command reads and writes.
 func (j *judge) paths(c *shell.Command) {
@@ -51,21 +54,26 @@ func (j *judge) paths(c *shell.Command) {
 
 // recursiveRead flags commands that read whole directory trees (tar,
 // zip -r, cp -r, rsync -r, grep -r, rg) given a directory that holds a
-// credential path (the home directory, /).
+// credential path (a home directory, /).
 func (j *judge) recursiveRead(c *shell.Command) {
 	for _, o := range catalog.TreeReads(c) {
-		if o.Dynamic || o.Glob {
+		if o.Dynamic {
+			if o.Taint&shell.Home != 0 {
+				j.hitAt(c, ruleCredentialPath, NeedsConfirmation, "%s reads the tree %s, a directory only known at run time that may be a home directory", c.Name(), o.Value)
+				return
+			}
+			continue
+		}
+		if o.Glob {
 			continue
 		}
 		p, ok := j.env.resolve(c, o)
 		if !ok {
 			continue
 		}
-		for s := range j.env.allSensitive {
-			if under(s, p) {
-				j.hit(c, ruleCredentialPath, "%s reads %s, which holds the credential path %s", c.Name(), p, s)
-				return
-			}
+		if s, ok := j.env.holdsSensitive(c, p); ok {
+			j.hit(c, ruleCredentialPath, "%s reads %s, which holds the credential path %s", c.Name(), p, s)
+			return
 		}
 	}
 }
@@ -73,52 +81,36 @@ func (j *judge) recursiveRead(c *shell.Command) {
 // read flags arguments and input redirections that name credential
 // paths.
 func (j *judge) read(c *shell.Command, w shell.Word) {
-	e := j.env
 	if w.Proc {
 		return
 	}
 	if w.Dynamic {
-		if pre, ok := e.dynamicPrefixPath(c, w); ok {
-			for s := range e.allSensitive {
-				if prefixHits(pre, s) {
-					j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
-					return
-				}
-			}
-		}
+		j.dynamicRead(c, w)
 		return
 	}
 	for _, cand := range pathCandidates(w.Value) {
 		if w.Glob && strings.ContainsAny(cand, "*?[") {
-			pat := cand
-			if strings.HasPrefix(pat, "~/") && e.home != "" {
-				pat = e.home + pat[1:]
-			} else if !path.IsAbs(pat) && c.DirKnown {
-				pat = path.Join(c.Dir, pat)
-			}
-			for s := range e.allSensitive {
-				if path.IsAbs(pat) && globHits(pat, s) {
-					j.hit(c, ruleCredentialPath, "the pattern %s can match %s, a credential path", cand, s)
-					return
-				}
+			if s, ok := j.env.globRead(c, cand); ok {
+				j.hit(c, ruleCredentialPath, "the pattern %s can match %s, a credential path", cand, s)
+				return
 			}
 			continue
 		}
-		if s, ok := e.sensitiveRel(c, cand); ok {
+		if s, ok := j.env.readsSensitive(c, cand); ok {
 			j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
 			return
 		}
-		if !needsResolve(cand) {
-			continue
-		}
-		p, ok := e.resolve(c, shell.Static(cand))
-		if !ok {
-			continue
-		}
-		if s, ok := e.isSensitive(p); ok {
-			j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
-			return
-		}
+	}
+}
+
+// dynamicRead judges reading a path only partly known.
+func (j *judge) dynamicRead(c *shell.Command, w shell.Word) {
+	if s, ok := j.env.dynamicSensitive(c, w); ok {
+		j.hit(c, ruleCredentialPath, "reads %s, a credential path", s)
+		return
+	}
+	if why, ok := j.env.dynamicHome(c, w); ok {
+		j.hitAt(c, ruleCredentialPath, NeedsConfirmation, "reads %s, %s: it may be a credential path", w.Value, why)
 	}
 }
 
@@ -221,11 +213,9 @@ func (j *judge) writePath(c *shell.Command, p, verb string) {
 // reports whether it found something.
 func (j *judge) dynamicWrite(c *shell.Command, w shell.Word, pre, verb string) bool {
 	e := j.env
-	for s := range e.allSensitive {
-		if prefixHits(pre, s) {
-			j.hit(c, ruleCredentialPath, "%s %s, under the credential path %s", verb, w.Value, s)
-			return true
-		}
+	if s, ok := e.dynamicSensitive(c, w); ok {
+		j.hit(c, ruleCredentialPath, "%s %s, which may be the credential path %s", verb, w.Value, s)
+		return true
 	}
 	if strings.HasPrefix(pre, "/dev/") && !strings.HasPrefix(pre, "/dev/fd/") {
 		j.hit(c, ruleDeviceWrite, "%s %s, a device", verb, w.Value)
@@ -277,11 +267,9 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 		}
 		pat = path.Join(c.Dir, pat)
 	}
-	for s := range e.allSensitive {
-		if globHits(pat, s) {
-			j.hit(c, ruleCredentialPath, "%s %s, which can match the credential path %s", verb, w.Value, s)
-			return
-		}
+	if s, ok := e.globSensitive(pat); ok {
+		j.hit(c, ruleCredentialPath, "%s %s, which can match the credential path %s", verb, w.Value, s)
+		return
 	}
 	for _, s := range e.system {
 		if globHits(pat, s) {
@@ -299,60 +287,9 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 	j.writePath(c, strings.TrimSuffix(dir, "/")+"/x", verb)
 }
 
-// needsResolve reports whether a candidate path has parts (~, .., ., //,
-// a Windows drive) that sensitiveRel does not handle.
-func needsResolve(v string) bool {
-	if strings.HasPrefix(v, "~") || isWinAbs(v) {
-		return true
-	}
-	return !isCleanRel(v)
-}
-
 func isCleanRel(v string) bool {
 	if v == "" || v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || strings.Contains(v, "//") || strings.Contains(v, "/./") || strings.Contains(v, "/../") {
 		return false
 	}
 	return true
-}
-
-// sensitiveRel checks a clean absolute path, or a clean relative path
-// against the command's directory, without building the joined path.
-func (e *env) sensitiveRel(c *shell.Command, v string) (string, bool) {
-	if len(v) > 1 {
-		v = strings.TrimRight(v, "/")
-		if v == "" {
-			v = "/"
-		}
-	}
-	if !isCleanRel(v) || strings.HasPrefix(v, "~") {
-		return "", false
-	}
-	if v[0] == '/' {
-		if isClean(v) {
-			return e.isSensitive(v)
-		}
-		return "", false
-	}
-	if !c.DirKnown {
-		return "", false
-	}
-	dir := c.Dir
-	v = strings.TrimSuffix(v, "/")
-	var hit string
-	for s := range e.allSensitive {
-		// dir/v is under s when dir is under s, or when s lies below dir
-		// and v starts with the rest of s.
-		if under(dir, s) {
-			hit = s
-			break
-		}
-		if strings.HasPrefix(s, dir) && len(s) > len(dir) && (s[len(dir)] == '/' || dir == "/") {
-			rest := strings.TrimPrefix(s[len(dir):], "/")
-			if under(v, rest) {
-				hit = s
-				break
-			}
-		}
-	}
-	return hit, hit != ""
 }

@@ -46,19 +46,22 @@ var devOK = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr
 
 // env is the prepared form of a Context.
 type env struct {
-	c         *Context
-	platform  string
-	home      string
-	cwd       string
-	roots     []string
-	sensitive []string
-	secrets   []string
-	protAbs   []string
-	protRel   []string
-	system    []string
+	c        *Context
+	platform string
+	home     string
+	cwd      string
+	roots    []string
+	cred     *credentials
+	protAbs  []string
+	protRel  []string
+	system   []string
 	// fold is set where file names are case-insensitive (macOS):
 	// /ETC/hosts is /etc/hosts there.
 	fold bool
+	// lastDir remembers whether the last command directory asked about
+	// holds a credential path (dirHolds).
+	lastDir                  string
+	lastDirHolds, lastDirSet bool
 }
 
 func newEnv(c *Context) *env {
@@ -77,19 +80,11 @@ func newEnv(c *Context) *env {
 			}
 		}
 	}
+	e.fold = e.platformKey() == "darwin"
 	// The credential list is the caller's (configs' deny_read): the
 	// classifier has none of its own, so it can never disagree with what
-	// the sandbox masks.
-	if allClean(c.SensitivePaths) {
-		e.sensitive = c.SensitivePaths
-	} else {
-		for _, s := range c.SensitivePaths {
-			if s = e.expand(s); s != "" {
-				e.sensitive = append(e.sensitive, s)
-			}
-		}
-	}
-	e.secrets = builtinSecrets[e.platformKey()]
+	// the sandbox masks (credpaths.go matches it).
+	e.cred = e.credentialsFor(c.SensitivePaths)
 	for _, p := range c.ProtectedPaths {
 		if strings.HasPrefix(p, "~") || path.IsAbs(p) || isWinAbs(p) {
 			if a := e.expand(p); a != "" {
@@ -100,7 +95,6 @@ func newEnv(c *Context) *env {
 		}
 	}
 	e.system = systemDirs[e.platformKey()]
-	e.fold = e.platformKey() == "darwin"
 	return e
 }
 
@@ -200,40 +194,6 @@ func (e *env) inRoot(p string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func (e *env) isSensitive(p string) (string, bool) {
-	if e.platform == "windows" {
-		p = msysPath(p)
-	}
-	if isWinAbs(p) {
-		p = winNorm(p)
-	}
-	for _, s := range e.sensitive {
-		if e.within(p, s) || (isWinAbs(s) && e.within(strings.ToLower(p), s)) {
-			return s, true
-		}
-	}
-	for _, s := range e.secrets {
-		if e.within(p, s) || (isWinAbs(s) && e.within(strings.ToLower(p), s)) {
-			return s, true
-		}
-	}
-	return "", false
-}
-
-// allSensitive iterates over configured and built-in credential paths.
-func (e *env) allSensitive(yield func(string) bool) {
-	for _, s := range e.sensitive {
-		if !yield(s) {
-			return
-		}
-	}
-	for _, s := range e.secrets {
-		if !yield(s) {
-			return
-		}
-	}
 }
 
 func (e *env) isSystem(p string) (string, bool) {

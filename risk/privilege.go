@@ -86,6 +86,11 @@ func (j *judge) wrapper(c *shell.Command, w shell.Wrapper) {
 		for _, t := range catalog.Targets(own) {
 			j.write(c, t, w.Name+" writes")
 		}
+		// A wrapper's own options may name files it reads or loads
+		// (dotenv -e .env.local, xargs -a FILE, env -C DIR).
+		for _, a := range w.Args {
+			j.read(c, a)
+		}
 	}
 	switch w.Name {
 	case "sudo", "pkexec", "run0", "sudo-rs", "dzdo", "pbrun", "please", "pfexec", "gosu", "su-exec":

@@ -19,6 +19,9 @@ func (p *parser) commandTaint(c *Command) Taint {
 	if p.decoder(c) {
 		t |= Decoded
 	}
+	if p.accounts(c) {
+		t |= Home
+	}
 	for _, a := range c.Args {
 		t |= a.Taint
 	}

@@ -32,6 +32,9 @@ type Tool struct {
 	// Decodes says the program turns its input into other text that a
 	// reader of the script cannot see (base64 -d, gunzip).
 	Decodes func(cmd *Command) bool
+	// Accounts says the program prints user accounts: names or home
+	// directories (getent passwd, whoami).
+	Accounts func(cmd *Command) bool
 	// Writes says what the command changes on disk, as far as its words
 	// show.
 	Writes func(cmd *Command) Writes
@@ -207,6 +210,24 @@ func (p *parser) varUse(name string, val Word, sc *scope, fr *frame, cmd *Comman
 func (p *parser) networkSource(c *Command) bool {
 	t := p.tool(strings.ToLower(c.Name()))
 	return t != nil && t.Network != nil && t.Network(c)
+}
+
+// accounts reports whether a command prints user names or home
+// directories: a program that says so, or one that reads the account
+// database itself (/etc/passwd, as an operand or its input).
+func (p *parser) accounts(c *Command) bool {
+	if t := p.tool(c.Name()); t != nil && t.Accounts != nil && t.Accounts(c) {
+		return true
+	}
+	if c.Stdin.Kind == InputFile && c.Stdin.Path.Value == "/etc/passwd" {
+		return true
+	}
+	for _, a := range c.Args {
+		if a.Value == "/etc/passwd" && !a.Dynamic {
+			return true
+		}
+	}
+	return false
 }
 
 // decoder reports whether a command turns its input into hidden text, or

@@ -788,7 +788,10 @@ func (p *parser) walkDecl(c *syntax.DeclClause, sc *scope, fr *frame) {
 		if sc.shared.integers[name] {
 			p.reEvaluated(val, sc, fr, 0)
 		}
-		if nameref || a.Index != nil {
+		if nameref {
+			// A reference to the variable the value names, maybe HOME.
+			val = Word{Value: "$" + name, Dynamic: true, Taint: Home}
+		} else if a.Index != nil {
 			val = dynWord("$" + name)
 		}
 		sc.setVar(name, varVal{w: val, exported: exported})

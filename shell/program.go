@@ -102,6 +102,11 @@ const (
 	// Downloaded: a file that an earlier command of the script fetched
 	// from the network.
 	Downloaded
+	// Home: the value may be a user's home directory or name, looked up
+	// at run time (getent passwd, whoami, /etc/passwd, ~$USER), or a
+	// variable picked by name at run time (${!name}, a nameref), which
+	// may be HOME.
+	Home
 )
 
 // Word is one argument after quote removal and static evaluation.
@@ -114,6 +119,10 @@ type Word struct {
 	// Prefix is the statically known beginning of the value (all of it
 	// when not Dynamic).
 	Prefix string
+	// Suffix is the statically known end of a Dynamic value: the text
+	// after its last part known only at run time ("/.ssh/id_rsa" of
+	// "$(getent passwd x | cut -d: -f6)/.ssh/id_rsa").
+	Suffix string
 	// Glob is set when the word holds unquoted pattern characters that
 	// the shell would expand into file names.
 	Glob bool

@@ -185,6 +185,7 @@ type wbuild struct {
 	started bool
 	dyn     bool
 	prefix  strings.Builder // static text before the first dynamic part
+	suffix  strings.Builder // static text after the last dynamic part
 	glob    bool
 	taint   Taint
 	proc    bool
@@ -204,12 +205,15 @@ func (b *wbuild) lit(s string) {
 	b.cur.WriteString(s)
 	if !b.dyn {
 		b.prefix.WriteString(s)
+	} else if b.suffix.Len()+len(s) <= maxValue {
+		b.suffix.WriteString(s)
 	}
 }
 
 func (b *wbuild) dynamic() {
 	b.dyn = true
 	b.started = true
+	b.suffix.Reset()
 }
 
 // dynamicWord adds a value only known at run time whose beginning may be
@@ -219,6 +223,7 @@ func (b *wbuild) dynamicWord(w Word) {
 		b.prefix.WriteString(w.Prefix)
 	}
 	b.dynamic()
+	b.suffix.WriteString(w.Suffix)
 }
 
 func (b *wbuild) ifs() (string, bool) {
@@ -310,7 +315,7 @@ func (b *wbuild) finish(raw string) []Word {
 		if len(b.fields) > 0 {
 			pre = ""
 		}
-		return []Word{{Value: raw, Dynamic: true, Prefix: pre, Glob: b.glob, Taint: b.taint | fieldsTaint(b.fields)}}
+		return []Word{{Value: raw, Dynamic: true, Prefix: pre, Suffix: b.suffix.String(), Glob: b.glob, Taint: b.taint | fieldsTaint(b.fields)}}
 	}
 	b.flush()
 	if b.proc && len(b.fields) == 1 {
@@ -349,6 +354,10 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 				// Only a tilde prefix of plain characters is expanded
 				// (~"$x" and ~$(…) stay literal).
 				v = b.tilde(v)
+			} else if i == 0 && first && strings.HasPrefix(s, "~") && !strings.Contains(s, "/") {
+				// ~$USER, ~"$x": a home named at run time (bash leaves it
+				// literal, other shells and an eval of it do not).
+				b.taint |= Home
 			} else if b.assign && strings.Contains(s, ":~") {
 				v = b.assignTildes(v)
 			}
@@ -699,6 +708,10 @@ func (p *parser) param(pe *syntax.ParamExp, sc *scope, fr *frame) (Word, bool) {
 		if v, ok := sc.vars[pe.Param.Value]; ok && !v.unset {
 			p.nameSubscript(v.w, sc, fr)
 		}
+	}
+	if pe.Excl && pe.Names == 0 && pe.Param != nil {
+		// ${!x}: a variable picked by name at run time, maybe HOME.
+		return Word{Value: fr.text(pe), Dynamic: true, Taint: Home}, false
 	}
 	if pe.Param == nil || pe.Excl || pe.Width || pe.Index != nil || pe.Names != 0 || pe.NestedParam != nil || pe.Flags != nil {
 		return dynWord(fr.text(pe)), false

@@ -197,6 +197,7 @@ func riskContext(pol *configs.Effective, cwd, home string, env []string, sandbox
 			Deny:    pol.RulesDeny,
 		},
 		ReadScript: scriptReader(pol.AllowWrite),
+		Readlink:   os.Readlink,
 		Platform:   runtime.GOOS,
 		Env:        vars,
 	}

@@ -31,6 +31,7 @@ import (
 //	@category NAME      the category counted in the summary
 //	@sandbox on|off     Context.Sandboxed
 //	@cwd DIR            Context.Cwd
+//	@project DIR        a project in DIR: Cwd, the first writable root, its scripts
 //	@platform GOOS      Context.Platform
 //	@allow|@confirm|@deny PATTERN   add a user rule
 //	@reset              back to the default context
@@ -84,11 +85,18 @@ func windowsContext() *Context {
 
 // readTestScript maps /home/user/project onto testdata/classify/project.
 func readTestScript(p string) ([]byte, error) {
-	rel, ok := strings.CutPrefix(p, testCwd+"/")
-	if !ok {
-		return nil, fs.ErrNotExist
+	return projectScripts(testCwd)(p)
+}
+
+// projectScripts maps a project directory onto testdata/classify/project.
+func projectScripts(dir string) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		rel, ok := strings.CutPrefix(p, dir+"/")
+		if !ok {
+			return nil, fs.ErrNotExist
+		}
+		return os.ReadFile(filepath.Join("testdata", "classify", "project", filepath.FromSlash(rel)))
 	}
-	return os.ReadFile(filepath.Join("testdata", "classify", "project", filepath.FromSlash(rel)))
 }
 
 type corpusCase struct {
@@ -145,6 +153,13 @@ func parseCorpusFile(t testing.TB, file string) []corpusCase {
 				ctx.Sandboxed = val == "on"
 			case "cwd":
 				ctx.Cwd = val
+			case "project":
+				// A project at another place on disk: the working
+				// directory and first writable root, whose scripts are
+				// testdata/classify/project.
+				ctx.Cwd = val
+				ctx.WritableRoots = append([]string{val}, ctx.WritableRoots[1:]...)
+				ctx.ReadScript = projectScripts(val)
 			case "platform":
 				ctx.Platform = val
 			case "allow":

@@ -678,7 +678,7 @@ func (e *env) readsSensitive(c *shell.Command, cand string) (string, bool) {
 	if s, ok := e.sensitiveIn(c.Dir, c.DirKnown, p); ok {
 		return s, true
 	}
-	if real, ok := e.throughLinks(p, true); ok {
+	if real, ok := e.throughLinks(p, !linkItself(c)); ok {
 		if s, ok := e.sensitiveIn(c.Dir, c.DirKnown, real); ok {
 			return s + " (through a symbolic link: " + p + ")", true
 		}
@@ -897,4 +897,14 @@ func (e *env) throughLinks(p string, last bool) (string, bool) {
 		}
 	}
 	return real, changed && real != p
+}
+
+// linkItself reports whether a command acts on a symbolic link named as
+// its operand rather than on what it leads to (rm, mv, ln, unlink).
+func linkItself(c *shell.Command) bool {
+	switch c.Name() {
+	case "rm", "unlink", "mv", "ln":
+		return true
+	}
+	return false
 }

@@ -195,6 +195,15 @@ func (j *judge) writePath(c *shell.Command, p, verb string) {
 		}
 	}
 	kind, what := j.env.writeKind(p)
+	if kind == pathFine {
+		if real, ok := j.env.throughLinks(p, !linkItself(c)); ok {
+			// A link on disk: the write lands where it leads.
+			if k, _ := j.env.writeKind(real); k != pathFine {
+				j.writePath(c, real, verb+" (through the symbolic link "+p+")")
+				return
+			}
+		}
+	}
 	switch kind {
 	case pathDevice:
 		j.hit(c, ruleDeviceWrite, "%s the device %s", verb, what)
@@ -271,16 +280,22 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 		j.hit(c, ruleCredentialPath, "%s %s, which can match the credential path %s", verb, w.Value, s)
 		return
 	}
-	for _, s := range e.system {
-		if globHits(pat, s) {
-			j.hit(c, ruleSystemWrite, "%s %s, which can match the system directory %s", verb, w.Value, s)
-			return
-		}
-	}
-	// The static directory before the first pattern character.
+	// The static directory before the first pattern character: what the
+	// pattern matches lies in it, unless a .. or .* component leads out.
 	static := pat[:strings.IndexAny(pat, "*?[")]
 	dir := static[:strings.LastIndexByte(static, '/')+1]
-	if strings.Contains(pat[len(dir):], "/..") || strings.Contains(pat[len(dir):], ".*/") {
+	leaves := strings.Contains(pat[len(dir):], "/..") || strings.Contains(pat[len(dir):], ".*/")
+	if _, inRoot := e.inRoot(strings.TrimSuffix(dir, "/")); !inRoot || leaves || dir == "/" {
+		// A pattern in a writable root matches only there, wherever the
+		// root lies (a project under /srv or /opt is a project).
+		for _, s := range e.system {
+			if globHits(pat, s) {
+				j.hit(c, ruleSystemWrite, "%s %s, which can match the system directory %s", verb, w.Value, s)
+				return
+			}
+		}
+	}
+	if leaves {
 		j.hit(c, ruleDynamicTarget, "%s %s, a pattern that may leave its directory", verb, w.Value)
 		return
 	}

@@ -369,18 +369,12 @@ func (p *parser) pathLookup(cmd *Command, sc *scope, fr *frame) {
 		if dir == "" {
 			dir = "."
 		}
-		system := false
-		for _, d := range systemDirs {
-			if strings.HasPrefix(dir+"/", d) {
-				system = true
-			}
-		}
-		if system {
-			continue
-		}
 		w := Static(path.Join(dir, name))
 		abs, ok := cmd.Abs(w)
 		if !ok {
+			continue
+		}
+		if p.installed(dir+"/", abs) {
 			continue
 		}
 		if sc.shared.changed(abs) || sc.shared.downloaded(abs) {
@@ -397,13 +391,23 @@ func (p *parser) pathLookup(cmd *Command, sc *scope, fr *frame) {
 	}
 }
 
-func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
+// installed reports whether a program path as written lies in a
+// directory of installed programs, and not in a writable root: a project
+// under /opt or /usr/local/src is a project, whose scripts are read.
+func (p *parser) installed(written, abs string) bool {
 	for _, d := range systemDirs {
-		if strings.HasPrefix(w.Value, d) {
-			return
+		if strings.HasPrefix(written, d) {
+			return abs == "" || p.opts.Writable == nil || !p.opts.Writable(abs)
 		}
 	}
+	return false
+}
+
+func (p *parser) directRunPath(cmd *Command, w Word, sc *scope, fr *frame) {
 	abs, ok := cmd.Abs(w)
+	if p.installed(w.Value, abs) {
+		return
+	}
 	if !ok {
 		cmd.Script = &ScriptRun{Kind: ScriptPath, Path: w, Why: "the program's path is only known at run time"}
 		return

@@ -10,8 +10,8 @@ var data = &Tool{}
 
 var dataTools = names(data, []string{
 	// Lookups and manuals.
-	"which", "whereis", "whatis", "apropos", "info", "tldr", "cheat", "getent", "id", "groups", "finger",
-	"who", "w", "last", "lastlog", "users", "whoami", "logname", "hostname", "uname", "nproc", "lsb_release",
+	"which", "whereis", "whatis", "apropos", "info", "tldr", "cheat", "groups", // getent, id, whoami …: accounts.go
+	"w", "last", "lastlog", "hostname", "uname", "nproc", "lsb_release",
 	"dpkg-query", "update-alternatives", "alternatives", "locale", "localectl", "timedatectl", "hostnamectl",
 	// Processes and the system's state.
 	"ps", "pgrep", "pkill", "pidof", "killall", "top", "htop", "btop", "atop", "uptime", "free", "vmstat", "iostat",
@@ -19,7 +19,7 @@ var dataTools = names(data, []string{
 	"lsblk", "blkid", "lscpu", "lsusb", "lspci", "lsmod", "df", "du", "stat", "file", "ls", "tree", "ss",
 	"netstat", "ifconfig", "route", "ping", "ping6", "traceroute", "tracepath", "mtr", "arp", "iw", "nmcli",
 	"whois", "sensors", "date", "cal", "sleep", "seq", "yes", "expr", "bc", "dc", "factor", "numfmt", "tty", "stty",
-	"tput", "clear", "reset", "printenv", "env-update", "ldd", "nm", "objdump", "readelf", "size", "strings",
+	"tput", "clear", "reset", "env-update", "ldd", "nm", "objdump", "readelf", "size", "strings",
 	"sha1sum", "sha256sum", "sha512sum", "md5sum", "b2sum", "cksum", "sum", "shasum",
 	// Text.
 	"cat", "tac", "head", "tail", "more", "most", "wc", "cut", "paste", "join", "comm", "diff", "cmp",

@@ -34,6 +34,7 @@
 //	envsetup.go      environment printers, by program and argument shape: brew shellenv, pyenv
 //	                 init -, ssh-agent -s, direnv hook bash, kubectl completion bash (their
 //	                 output is shell code that sets up the environment)
+//	accounts.go      getent whoami id printenv …: user names and homes (a home known only at run time)
 //
 // A program the catalog does not describe at all is presumed to run its
 // arguments (see shell.Options.Programs): gdb --args, xvfb-run and

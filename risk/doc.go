@@ -56,16 +56,27 @@
 //	exec                risky               exec of a command only known at run time (exec "$CMD", exec $(…));
 //	                                        exec CMD with a static CMD is judged as CMD, exec with only
 //	                                        redirections by them; not inside local script files
-//	credential-path     risky               reads or writes of the credential paths (Context.SensitivePaths,
-//	                                        plus /etc/shadow, /etc/sudoers, …), also through globs that can
-//	                                        match them (~/.s?h) and dynamic paths starting inside them;
-//	                                        commands that print stored secrets (gh auth token, gcloud auth
-//	                                        print-access-token, security find-generic-password, git credential
-//	                                        fill, pass show, gpg --export-secret-keys, …); archives, recursive
-//	                                        copies and searches of a directory that holds them (tar czf x ~,
-//	                                        grep -r token ~); files curl sends (-d @file, -F k=@file);
-//	                                        credential stores written by config and login commands (npm config
-//	                                        set, docker login, gh auth login, ssh-keygen without -f, …)
+//	credential-path     risky               reads (listing, entering and inspecting included: ls, cd, stat,
+//	                                        du) or writes of the credential paths (Context.SensitivePaths,
+//	                                        plus /etc/shadow, /etc/sudoers, other processes'
+//	                                        /proc/PID/environ, …): an entry under the home directory in every
+//	                                        home (/root, /home/*, /Users/*, ~user), name patterns (**/.env) in
+//	                                        any directory except examples (.env.example), through aliases of /
+//	                                        and of working directories (/proc/self/root, /proc/PID/cwd,
+//	                                        /dev/fd/N/…), .. and //, symbolic links inside the writable roots,
+//	                                        globs that can match them (~/.s?h, .env*), paths whose known end
+//	                                        names one after a part only known at run time ("$D/.ssh/id_rsa",
+//	                                        cd "$X" && cat .env) and dynamic paths starting inside them; a
+//	                                        path in a home directory only known at run time (/home/$U/x,
+//	                                        $(getent passwd u | cut -d: -f6)/x, ${!name}/x, ~/$F) is
+//	                                        needs_confirmation; commands that print stored secrets (gh auth
+//	                                        token, gcloud auth print-access-token, security
+//	                                        find-generic-password, git credential fill, pass show, gpg
+//	                                        --export-secret-keys, …); archives, recursive copies and searches
+//	                                        of a directory that holds them (tar czf x ~, grep -r token ~);
+//	                                        files curl sends (-d @file, -F k=@file); credential stores written
+//	                                        by config and login commands (npm config set, docker login, gh
+//	                                        auth login, ssh-keygen without -f, …)
 //	system-write        risky               writes to system directories (/etc, /usr, /bin, /sbin, /boot,
 //	                                        /lib*, /opt, /var, /root, …; /System, /Library on macOS;
 //	                                        C:\Windows, C:\Program Files on Windows), including rm, mv, cp,
@@ -253,8 +264,17 @@
 // built at run time, getattr tricks, code fetched at run time) can hide
 // what it does; the scan catches the common shapes and flags run-time
 // built commands it sees. Path checks compare paths as written after
-// normalisation (case-insensitively on macOS): symbolic links that exist
-// on disk and bind mounts are not resolved. It judges a snapshot: a file changed by another process between
+// normalisation (case-insensitively on macOS; /proc and /dev/fd aliases
+// seen through): symbolic links are followed only inside the writable
+// roots and only when Context.Readlink is set, and bind mounts are not
+// resolved. Homes are the user's own and the platform's usual places
+// (/root, /home/*, /Users/*): a home elsewhere (/var/lib/postgresql) is
+// only known as such when it is Context.Home. Name patterns (**/.env)
+// are matched on the paths a command names: a program that opens a .env
+// itself, or a whole-tree read of a directory that holds one (tar czf
+// x.tgz ., grep -r KEY .), is not refused. A path that ends in a home's
+// credential name after a part only known at run time ("$D/.npmrc") is
+// refused even when that part is a project. It judges a snapshot: a file changed by another process between
 // the judgement and the run is not seen. It is one layer: the sandbox is
 // what confines a command the classifier misjudged.
 package risk

@@ -76,21 +76,12 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	if pol.Backend != "none" && req.Outer == nil {
-		// Before anything is recorded: like a bad flag, a working
-		// directory that cannot be a workspace is the caller's error.
-		roots, err := WritableRoots(pol, req.Cwd, home, req.Environ)
-		if err != nil {
-			return nil, err
-		}
-		if len(roots) != len(pol.AllowWrite) {
-			req.notef("the working directory %s is not a project: it stays read-only", req.Cwd)
-			rq, pc := *req, *pol
-			pc.AllowWrite = roots
-			rq.Policy = &pc
-			p.req, req, pol = &rq, &rq, &pc
-		}
+	// Before anything is recorded: like a bad flag, a working directory
+	// that cannot be a workspace is the caller's error.
+	if err := p.projectRoots(); err != nil {
+		return nil, err
 	}
+	req, pol = p.req, p.req.Policy
 
 	// The audit log is opened before anything runs: a run that cannot be
 	// recorded does not happen. Inside another run's sandbox, that run
@@ -118,13 +109,10 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	sandboxed := derr == nil && be.Name() != "none"
 
 	env := p.environment()
-	p.out.Verdict = p.classify(env, sandboxed)
+	p.out.Verdict = p.verdict(env, be, derr)
 	if derr != nil {
 		p.out.Decision = Blocked
 		p.out.ExitCode = ExitCodeError
-		p.out.Verdict.Reasons = append(p.out.Verdict.Reasons, risk.Reason{
-			Rule: "sandbox-unavailable", Detail: derr.Error(), Tier: risk.Risky,
-		})
 		p.finish()
 		return &p.out, fmt.Errorf("no sandbox: %w", derr)
 	}
@@ -280,6 +268,41 @@ func (p *pipeline) detect() (sandbox.Backend, sandbox.Report, error) {
 		err = fmt.Errorf("%w: backend %q gave nothing to run with", sandbox.ErrUnavailable, want)
 	}
 	return be, rep, err
+}
+
+// projectRoots narrows the policy's writable roots to those a sandboxed
+// run in the working directory gets (WritableRoots): a working directory
+// that is not a project stays read-only, or is an error when no other
+// root remains. Run and Judge both do this before classifying.
+func (p *pipeline) projectRoots() error {
+	req, pol := p.req, p.req.Policy
+	if pol.Backend == "none" || req.Outer != nil {
+		return nil
+	}
+	roots, err := WritableRoots(pol, req.Cwd, p.home, req.Environ)
+	if err != nil {
+		return err
+	}
+	if len(roots) != len(pol.AllowWrite) {
+		req.notef("the working directory %s is not a project: it stays read-only", req.Cwd)
+		rq, pc := *req, *pol
+		pc.AllowWrite = roots
+		rq.Policy = &pc
+		p.req = &rq
+	}
+	return nil
+}
+
+// verdict is the classification a run gets (Judge gives the same): as
+// confined by the backend detect found, or when none can start, refused
+// (risky, sandbox-unavailable), judged as unconfined.
+func (p *pipeline) verdict(env []string, be sandbox.Backend, derr error) risk.Verdict {
+	v := p.classify(env, derr == nil && be != nil && be.Name() != "none")
+	if derr != nil {
+		v.Reasons = append(v.Reasons, risk.Reason{Rule: "sandbox-unavailable", Detail: derr.Error(), Tier: risk.Risky})
+		v.Tier = risk.Risky
+	}
+	return v
 }
 
 func (p *pipeline) classify(env []string, sandboxed bool) risk.Verdict {

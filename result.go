@@ -32,6 +32,11 @@ type Result struct {
 	// unconfined; "" when none was chosen).
 	Sandbox    string `json:"sandbox"`
 	DurationMS int64  `json:"duration_ms"`
+	// ApprovedBy says who approved a command the verdict alone would not
+	// let run ("rule", "tty", "flag", "session", "agent"); Approved lists
+	// the reasons the user's allow rules lifted (as check --json does).
+	ApprovedBy string          `json:"approved_by,omitempty"`
+	Approved   []risk.Approval `json:"approved,omitempty"`
 	// Error is set when the command did not run to completion because of
 	// safeexec: its own failure (exit_code 125) or a refusal (126).
 	Error string `json:"error,omitempty"`
@@ -51,6 +56,7 @@ func NewResult(out *Outcome, err error, stdout, stderr *Capture) Result {
 		r.Decision = string(out.Decision)
 		r.Sandbox = out.Sandbox.Backend
 		r.DurationMS = out.Duration.Milliseconds()
+		r.ApprovedBy, r.Approved = out.ApprovedBy, out.Verdict.Approved
 	}
 	if err != nil {
 		r.Error = err.Error()

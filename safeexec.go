@@ -252,6 +252,42 @@ func AssumedBackend(pol *configs.Effective) string {
 	return "none"
 }
 
+// Judge classifies a request exactly as Run does before it decides, and
+// runs nothing: the backend Run would use (the policy's, else the best
+// available; when it cannot start, the verdict is Run's refusal: risky,
+// sandbox-unavailable), the environment the command would see after
+// secret stripping, the policy's rules, the working directory and the
+// files in it. It returns the verdict and the sandbox report (Backend is
+// what the run's audit record and JSON result name). An error is what
+// Run would fail with before deciding (no home directory, a working
+// directory that cannot be a project). safeexec check is Judge.
+func Judge(req *Request) (risk.Verdict, sandbox.Report, error) {
+	p := &pipeline{req: req}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return risk.Verdict{}, sandbox.Report{}, fmt.Errorf("home directory: %w", err)
+	}
+	p.home = home
+	if req.IsScript {
+		sh, err := resolveShell(req.Policy.Shell, shellHostFor(), false)
+		if err == nil {
+			_, err = sh.scriptArgv(req.Script, req.ScriptArgs)
+		}
+		p.shell = sh
+		if err != nil {
+			return risk.Verdict{Tier: risk.NeedsConfirmation, Reasons: []risk.Reason{{
+				Rule: "parse-error", Tier: risk.NeedsConfirmation, Detail: err.Error()}}}, sandbox.Report{Backend: req.Policy.Backend}, nil
+		}
+	}
+	if err := p.projectRoots(); err != nil {
+		return risk.Verdict{}, sandbox.Report{}, err
+	}
+	be, rep, derr := p.detect()
+	p.backend = be
+	env, _ := filterEnv(p.req.Policy, p.req.Environ)
+	return p.verdict(env, be, derr), sandbox.Assess(rep, sandbox.Mode(p.req.Policy.Mode)), nil
+}
+
 // Run takes a request through the whole pipeline. It returns an Outcome
 // whenever a decision was made (also for refusals, with a *RefusedError);
 // an error without an Outcome means safeexec could not even decide. Run

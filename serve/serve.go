@@ -712,9 +712,12 @@ func (c *conn) classify(params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	req.Policy = pol
-	backend := safeexec.AssumedBackend(pol)
-	v := safeexec.Classify(req, backend)
-	res := classifyResult{Tier: v.Tier.String(), Reasons: []reasonJSON{}, Sandbox: backend}
+	// The verdict terminal/create gets for the same command (safeexec.Judge).
+	v, rep, err := safeexec.Judge(req)
+	if err != nil {
+		return nil, err
+	}
+	res := classifyResult{Tier: v.Tier.String(), Reasons: []reasonJSON{}, Sandbox: rep.Backend}
 	for _, r := range v.Reasons {
 		res.Reasons = append(res.Reasons, reasonJSON{Rule: r.Rule, Detail: r.Detail, Command: r.Command})
 	}

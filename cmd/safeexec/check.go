@@ -19,7 +19,7 @@ func (e *env) checkCommand() *cli.Command {
 		UsageText: "safeexec check [--json] [--sandbox B] [--shell S] (-- CMD [ARG...] | -c SCRIPT | SCRIPT)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
-			&cli.StringFlag{Name: "sandbox", Usage: "classify as if this backend (or none) confined the command"},
+			&cli.StringFlag{Name: "sandbox", Usage: "the backend, as for a run: the verdict is the one a run with this --sandbox gets (refused when the backend cannot start)"},
 			&cli.StringFlag{Name: "shell", Usage: "classify the script in this `SHELL`'s language: auto, bash, powershell, pwsh or cmd"},
 			&cli.StringFlag{Name: "c", Usage: "the `SCRIPT` to classify"},
 		},
@@ -62,8 +62,14 @@ func (e *env) checkAction(c *cli.Context) error {
 		e.applyCI(req)
 	}
 
-	backend := assumedBackend(pol)
-	v := safeexec.Classify(req, backend)
+	// The verdict a run of the same command gets: the same backend
+	// detection (a backend that cannot start is a refusal), environment,
+	// rules and working directory.
+	v, rep, err := safeexec.Judge(req)
+	if err != nil {
+		return exitf(safeexec.ExitCodeError, "%v", explain(err))
+	}
+	backend := rep.Backend
 	if err := safeexec.RecordDecision(req, audit.KindCheck, "", v, audit.DecisionChecked, backend); err != nil {
 		fmt.Fprintf(e.stderr, "safeexec: audit: %v\n", err)
 	}

@@ -114,10 +114,11 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: scriptCmds(map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mode":      cmdMode,
-			"linecount": cmdLinecount,
-			"httpserve": cmdHTTPServe,
-			"hostproc":  cmdHostProc,
+			"mode":        cmdMode,
+			"linecount":   cmdLinecount,
+			"httpserve":   cmdHTTPServe,
+			"hostproc":    cmdHostProc,
+			"sameverdict": cmdSameVerdict,
 		}),
 	})
 }

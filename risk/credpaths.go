@@ -771,7 +771,9 @@ func (e *env) dynamicSensitive(c *shell.Command, w shell.Word) (string, bool) {
 		}
 		for i := range e.cred.names {
 			np := &e.cred.names[i]
-			if len(np.comps) == 1 && globsMeet(g, np.comps[0]) && !isExample(suf) {
+			// The known end must hold the pattern's own text (.env), not
+			// merely be matchable by its wildcards.
+			if len(np.comps) == 1 && strings.Contains(strings.ToLower(suf), np.lit) && globsMeet(g, np.comps[0]) && !isExample(suf) {
 				return np.entry, true
 			}
 		}

@@ -13,8 +13,8 @@
 //     $(printf …), $(mktemp) (a path in $TMPDIR, Xs for the random
 //     part), base64 -d / xxd -r -p / rev / tr of literals, cd tracked
 //     for relative paths; anything else is a [Word] marked Dynamic, with the
-//     statically known Prefix kept (and, when the whole word is what one
-//     simple command prints, that command: [Word].Output);
+//     statically known Prefix and Suffix kept (and, when the whole word is
+//     what one simple command prints, that command: [Word].Output);
 //   - transparent wrappers peeled off and recorded in Command.Wrappers
 //     (the builtins command, builtin and exec, and the programs
 //     [Options].Tools describes as wrappers: env, nice, ionice, nohup, timeout, time,
@@ -40,7 +40,9 @@
 //     test -v, ${!x}) runs the command substitutions its value holds;
 //   - functions imported from the environment (BASH_FUNC_f%%=() {…});
 //   - the data flow that matters for security: where a word or a pipe's
-//     data comes from ([Taint]: the network, a decoder, a downloaded file);
+//     data comes from ([Taint]: the network, a decoder, a downloaded file,
+//     or a home directory or user name looked up at run time: getent
+//     passwd, whoami, /etc/passwd, ${!name}, a nameref, ~$USER);
 //     which files earlier commands change (a local script changed earlier
 //     in the script is not read: its content on disk is not what will
 //     run; the activate script of a virtual environment created just

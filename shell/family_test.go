@@ -257,3 +257,40 @@ func TestNoCatalog(t *testing.T) {
 		t.Errorf("got %q%s", got, dump(prog))
 	}
 }
+
+// Accounts and homes (catalog/accounts.go): a value made from a program
+// that prints user names or home directories, from /etc/passwd, from a
+// variable picked by name at run time or from ~ before a run-time name is
+// marked as a home known only at run time; the static end of a dynamic
+// word is kept.
+func TestFamilyAccounts(t *testing.T) {
+	for _, tc := range []struct {
+		src          string
+		home         bool
+		prefix, suff string
+	}{
+		{`cat "$(getent passwd bob | cut -d: -f6)/.ssh/id_rsa"`, true, "", "/.ssh/id_rsa"},
+		{`cat /home/$(whoami)/.aws/credentials`, true, "/home/", "/.aws/credentials"},
+		{`H=$(awk -F: '$1=="bob"{print $6}' /etc/passwd); cat "$H/x"`, true, "", "/x"},
+		{`H=$(cut -d: -f6 < /etc/passwd); cat "$H/x"`, true, "", "/x"},
+		{`x=HOME; cat "${!x}/notes"`, true, "", "/notes"},
+		{`declare -n r=HOME; cat "$r/notes"`, true, "", "/notes"},
+		{`cat ~$USER/notes`, true, "~", "/notes"},
+		{`cat "$(printenv HOME)/x"`, true, "", "/x"},
+		{`cat "$D/.env"`, false, "", "/.env"},
+		{`cat "$(git rev-parse --show-toplevel)/x"`, false, "", "/x"},
+		{`cat "$(getent hosts example.com)"`, false, "", ""},
+		{`cat "pre-${X}mid${Y}.end"`, false, "pre-", ".end"},
+	} {
+		prog := shell.Parse(tc.src, testOpts)
+		c := prog.Commands[len(prog.Commands)-1]
+		if c.Name() != "cat" || len(c.Args) != 2 {
+			t.Errorf("%q: last command %q", tc.src, c.String())
+			continue
+		}
+		w := c.Args[1]
+		if !w.Dynamic || (w.Taint&shell.Home != 0) != tc.home || w.Prefix != tc.prefix || w.Suffix != tc.suff {
+			t.Errorf("%q: word %+v, want dynamic, home %v, prefix %q, suffix %q", tc.src, w, tc.home, tc.prefix, tc.suff)
+		}
+	}
+}

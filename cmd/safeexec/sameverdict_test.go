@@ -35,7 +35,8 @@ type verdictJSON struct {
 // working directory, and fails unless both give the same verdict: tier,
 // every reason (rule, tier, detail, command), approval by a rule, and
 // sandbox. TIER is the tier both must have (a run of a safe command
-// really runs it).
+// really runs it), or "error": both fail before deciding (a working
+// directory that cannot be a project) with the same message and exit code.
 func cmdSameVerdict(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("!sameverdict is not supported")
@@ -54,6 +55,28 @@ func cmdSameVerdict(ts *testscript.TestScript, neg bool, args []string) {
 	}
 
 	checkArgs := append(append(slices.Clone(flags), "check", "--json"), cmd...)
+	runArgs := append(append(slices.Clone(flags), "--json"), cmd...)
+	if want == "error" {
+		checkErr := ts.Exec("safeexec", checkArgs...)
+		msg := strings.TrimSpace(ts.ReadFile("stderr"))
+		if checkErr == nil || !strings.HasPrefix(msg, "safeexec: ") {
+			ts.Fatalf("safeexec %s: want an error, got %v: %s", strings.Join(checkArgs, " "), checkErr, msg)
+		}
+		runErr := ts.Exec("safeexec", runArgs...)
+		var ran struct {
+			ExitCode int    `json:"exit_code"`
+			Error    string `json:"error"`
+		}
+		runOut := ts.ReadFile("stdout")
+		if err := json.Unmarshal([]byte(runOut), &ran); err != nil || runErr == nil {
+			ts.Fatalf("run: %v, output %q", runErr, runOut)
+		}
+		if ran.Error != strings.TrimPrefix(msg, "safeexec: ") || runErr.Error() != checkErr.Error() {
+			ts.Fatalf("check and run fail differently:\ncheck: %v: %s\nrun:   %v: %s", checkErr, msg, runErr, runOut)
+		}
+		ts.Logf("error (%v): %s", checkErr, strings.Join(cmd, " "))
+		return
+	}
 	if err := ts.Exec("safeexec", checkArgs...); err != nil {
 		ts.Fatalf("safeexec %s: %v\n%s", strings.Join(checkArgs, " "), err, ts.ReadFile("stderr"))
 	}
@@ -63,7 +86,6 @@ func cmdSameVerdict(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("check output: %v: %q", err, checkOut)
 	}
 
-	runArgs := append(append(slices.Clone(flags), "--json"), cmd...)
 	_ = ts.Exec("safeexec", runArgs...) // a refusal exits non-zero
 	var ran verdictJSON
 	runOut := ts.ReadFile("stdout")

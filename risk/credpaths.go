@@ -259,7 +259,14 @@ func (e *env) homeSplit(p string) (home, rest string) {
 	if e.home != "" && e.home != "/" && e.within(p, e.home) {
 		return p[:len(e.home)], strings.TrimPrefix(p[len(e.home):], "/")
 	}
-	for _, r := range homeRoots[e.platformKey()] {
+	roots := homeRoots[e.platformKey()]
+	if isWinAbs(p) && e.platformKey() != "windows" {
+		// A path on a Windows drive names a Windows home wherever the
+		// script is judged (check --shell powershell on Linux).
+		roots = homeRoots["windows"]
+		p = winNorm(p)
+	}
+	for _, r := range roots {
 		if dir, ok := strings.CutSuffix(r, "/*"); ok {
 			if len(p) > len(dir)+1 && p[len(dir)] == '/' && e.within(p[:len(dir)], dir) {
 				name, rest, _ := strings.Cut(p[len(dir)+1:], "/")

@@ -891,7 +891,7 @@ func homeJoin(text string, e *env) (string, bool) {
 }
 
 func mentionsHome(code string) bool {
-	for _, h := range []string{"expanduser", "homedir", "home()", "'HOME'", "\"HOME\"", "{HOME}", "$HOME", "USERPROFILE", "getpwuid", "UserHomeDir", "Dir.home", "os.homedir", "File.expand_path", "\"~\"", "'~'", "~/"} {
+	for _, h := range []string{"expanduser", "homedir", "home()", "'HOME'", "\"HOME\"", "{HOME}", "$HOME", "USERPROFILE", "getpwuid", "UserHomeDir", "Dir.home", "os.homedir", "File.expand_path", "\"~\"", "'~'", "~/", "env.HOME", "env:HOME", "user.home"} {
 		if strings.Contains(code, h) {
 			return true
 		}

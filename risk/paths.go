@@ -302,7 +302,9 @@ func (e *env) resolve(c *shell.Command, w shell.Word) (string, bool) {
 	if isWinAbs(v) {
 		return winNorm(v), true
 	}
-	if c.Dialect != shell.Sh && e.platformKey() == "windows" || e.platformKey() == "windows" && strings.Contains(v, `\`) && !strings.Contains(v, "/") {
+	if c.Dialect != shell.Sh || e.platformKey() == "windows" && strings.Contains(v, `\`) && !strings.Contains(v, "/") {
+		// PowerShell takes \ as a directory separator on every platform;
+		// cmd.exe runs only on Windows.
 		v = strings.ReplaceAll(v, `\`, "/")
 	}
 	p, ok := c.Abs(shell.Word{Value: v, Prefix: v})

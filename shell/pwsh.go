@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
@@ -708,7 +709,74 @@ func (lx *psLexer) element(toks []psTok, in *Input) (*Command, Taint) {
 	}
 	lx.p.finish(cmd, lx.sc, lx.fr)
 	lx.special(cmd)
+	lx.changeDir(cmd)
 	return cmd, 0
+}
+
+// changeDir tracks Set-Location and Push-Location (cd, sl, chdir,
+// pushd): relative paths in later commands are resolved against the new
+// directory, and a directory known only at run time makes them unknown.
+func (lx *psLexer) changeDir(cmd *Command) {
+	if len(cmd.Args) == 0 || cmd.Args[0].Dynamic {
+		return
+	}
+	switch PSCmdlet(cmd.Args[0].Value) {
+	case "set-location", "push-location", "sl", "chdir", "cd", "pushd":
+	case "pop-location", "popd":
+		lx.sc.dirKnown = false
+		return
+	default:
+		return
+	}
+	var target *Word
+	args := cmd.Args
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		v := strings.ToLower(a.Value)
+		if !a.Dynamic && strings.HasPrefix(v, "-") && len(v) > 1 {
+			key, val, hasVal := strings.Cut(v[1:], ":")
+			if key == "path" || key == "literalpath" || key == "lp" || key == "pspath" {
+				if hasVal {
+					w := Static(a.Value[len(a.Value)-len(val):])
+					target = &w
+				} else if i+1 < len(args) {
+					target = &args[i+1]
+				}
+				break
+			}
+			if !oneOfFold(v, "-passthru", "-verbose", "-debug") && !hasVal && i+1 < len(args) {
+				i++ // -StackName x
+			}
+			continue
+		}
+		target = &args[i]
+		break
+	}
+	switch {
+	case target == nil:
+		// Without a path, PowerShell 7 goes to the home directory and
+		// Windows PowerShell stays: unknown either way.
+		lx.sc.dirKnown = false
+	case target.Dynamic || target.Value == "-" || target.Value == "+":
+		lx.sc.dirKnown = false
+	default:
+		t := strings.ReplaceAll(target.Value, `\`, "/")
+		switch {
+		case t == "~" || strings.HasPrefix(t, "~/"):
+			if lx.p.opts.Home == "" {
+				lx.sc.dirKnown = false
+				return
+			}
+			lx.sc.dir, lx.sc.dirKnown = path.Join(lx.p.opts.Home, t[1:]), true
+		case strings.HasPrefix(t, "/") || len(t) >= 2 && t[1] == ':':
+			lx.sc.dir, lx.sc.dirKnown = path.Clean(t), true
+		case strings.Contains(t, ":"):
+			// A provider path (HKCU:, Env:) or a drive-relative one.
+			lx.sc.dirKnown = false
+		case lx.sc.dirKnown:
+			lx.sc.dir = path.Join(lx.sc.dir, t)
+		}
+	}
 }
 
 // special follows PowerShell commands that run code: Invoke-Expression of

@@ -646,6 +646,9 @@ func scriptReader(roots []string) func(string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if fi.IsDir() {
+			return nil, &os.PathError{Op: "read", Path: path, Err: syscall.EISDIR}
+		}
 		if !fi.Mode().IsRegular() || fi.Size() > maxScriptSize {
 			return nil, fmt.Errorf("%s is not a small regular file", path)
 		}

@@ -105,10 +105,23 @@ func TestFamilyRunners(t *testing.T) {
 		{`gdb --args sudo id`, "gdb id/sudo"},
 		{`entr -s 'rm x' < files`, "entr rm"},
 		// A program nothing describes is presumed to run a command its
-		// first arguments name; a known one is not.
+		// first arguments name (past options, their likely values and
+		// NAME=value settings, by a path's last element too); a known
+		// one is not.
 		{`xvfb-run -a rm x`, "xvfb-run rm"},
+		{`xvfb-run -a -s '-screen 0 1x1x8' rm x`, "xvfb-run rm"},
 		{`faketime yesterday rm x`, "faketime rm"},
-		{`unknowntool a b rm x`, "unknowntool"},
+		{`faketime -f X sudo id`, "faketime id/sudo"},
+		{`unknowntool a b rm x`, "unknowntool rm"},
+		{`unknowntool a b c d rm x`, "unknowntool"},
+		{`unknowntool --timeout 30 --retries 3 rm x`, "unknowntool rm"},
+		{`unknowntool --verbose rm x`, "unknowntool rm"},
+		{`unknowntool run --env A=B -- rm x`, "unknowntool rm"},
+		{`unknowntool A=1 B=2 rm x`, "unknowntool rm"},
+		{`unknowntool /usr/bin/rm x`, "unknowntool rm"},
+		{`unknowntool -- ./build/app rm x`, "unknowntool"},
+		{`unknowntool lint src/python`, "unknowntool"},
+		{`unknowntool --to rm`, "unknowntool rm"},
 		{`which rm`, "which"},
 		{`apt-get install -y sudo`, "apt-get"},
 	})

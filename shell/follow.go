@@ -1,6 +1,11 @@
 package shell
 
-import "strings"
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"syscall"
+)
 
 // Tool is what the parser knows about one program: how it reads its
 // options, what command or code it runs, where its output comes from and
@@ -289,35 +294,117 @@ func hiddenEscapes(s string) bool {
 func (f *Follower) Presume(words []Word) { f.p.presume(f.cmd, words, f.sc, f.fr) }
 
 // presume judges words as a command in case they are one: from the
-// first bare name of a program the caller knows (Options.Programs) or a
-// shell among the first two words that are not options (a runner's
-// command comes first, or after one value: faketime DATE CMD).
+// first word that names a program the caller knows (Options.Programs) or
+// a shell, by its bare name or by the last element of a path (/usr/bin/sudo,
+// ./bin/rm), among the first few words that are not options, NAME=value
+// settings or likely values of options (xvfb-run -s '-screen 0' CMD,
+// mywrap --timeout 30 --retries 3 CMD, aws-vault exec prod -- CMD). An
+// option spelled without =value is taken to have the word after it as its
+// value, unless that word names a program. After --, only the next word
+// can be the command.
 func (p *parser) presume(cmd *Command, words []Word, sc *scope, fr *frame) {
 	if p.opts.Programs == nil || fr.origin == Maybe {
 		return
 	}
 	operands := 0
-	for i, w := range words {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
 		v := w.Value
-		if !w.Dynamic && strings.HasPrefix(v, "-") {
+		switch {
+		case w.Dynamic:
+			// It may expand to nothing, to options or to several words.
+		case v == "--":
+			if i+1 < len(words) && p.presumedProgram(cmd, words[i+1], sc) {
+				p.presumeAt(cmd, words[i+1:], sc, fr)
+			}
+			return
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			if !strings.Contains(v, "=") && i+1 < len(words) && p.likelyValue(cmd, words[i+1], sc) {
+				i++
+			}
 			continue
-		}
-		if operands++; operands > 2 {
+		case assignment(v):
+			continue
+		case p.presumedProgram(cmd, w, sc):
+			p.presumeAt(cmd, words[i:], sc, fr)
 			return
 		}
-		if w.Dynamic || v == "" || strings.ContainsAny(v, "/\\=") || v[0] == '+' {
-			continue
+		if operands++; operands >= presumeOperands {
+			return
 		}
-		name := CommandName(v)
-		if !isShell(name) && !p.opts.Programs(name) {
-			continue
-		}
-		child := &Command{Args: words[i:], Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin, ExtraArgs: cmd.ExtraArgs}
-		cf := fr.child(Maybe, cmd, fr.src)
-		cf.depth = fr.depth
-		p.finish(child, p.childScope(sc, cmd), cf)
-		return
 	}
+}
+
+// presumeOperands is how many words that are not options presume looks
+// at for a command: a runner's subcommand and a target or two come first
+// (aws-vault exec PROFILE CMD, faketime DATE CMD, mywrap exec web CMD).
+const presumeOperands = 4
+
+// presumedProgram reports whether a word, as a command name, is a program
+// the caller knows or a shell: by its bare name, or the last element of an
+// absolute or explicitly relative path (/usr/bin/sudo, ./bin/rm; not
+// src/python, which reads as a data path). A relative path must name a
+// file that is there, or that an earlier command writes.
+func (p *parser) presumedProgram(cmd *Command, w Word, sc *scope) bool {
+	v := w.Value
+	if w.Dynamic || w.Glob || v == "" || v[0] == '+' || strings.ContainsAny(v, "=\\ \t\n") {
+		return false
+	}
+	if strings.Contains(v, "/") {
+		if !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "./") && !strings.HasPrefix(v, "../") && !strings.HasPrefix(v, "~/") || strings.HasSuffix(v, "/") {
+			return false
+		}
+	}
+	name := CommandName(v)
+	if name == "" || !isShell(name) && !p.opts.Programs(name) {
+		return false
+	}
+	if strings.HasPrefix(v, "/") || !strings.Contains(v, "/") {
+		return true
+	}
+	abs, ok := cmd.Abs(w)
+	if !ok {
+		return false
+	}
+	if sc.shared.changed(abs) || sc.shared.downloaded(abs) || p.opts.ReadScript == nil {
+		return true
+	}
+	_, err := p.opts.ReadScript(abs)
+	return err == nil || !errors.Is(err, fs.ErrNotExist) && !isDirErr(err)
+}
+
+// likelyValue reports whether the word after an option spelled without
+// =value reads as that option's value: not an option itself and not a
+// program's name.
+func (p *parser) likelyValue(cmd *Command, w Word, sc *scope) bool {
+	if w.Dynamic {
+		return true
+	}
+	v := w.Value
+	return v != "--" && !p.presumedProgram(cmd, w, sc) && (!strings.HasPrefix(v, "-") || len(v) > 1 && strings.ContainsAny(v, " \t"))
+}
+
+// assignment reports whether a word is a NAME=value setting (env-like
+// wrappers take them before the command).
+func assignment(v string) bool {
+	name, _, ok := strings.Cut(v, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// presumeAt judges words[0:] as the command they may be.
+func (p *parser) presumeAt(cmd *Command, words []Word, sc *scope, fr *frame) {
+	child := &Command{Args: words, Dir: cmd.Dir, DirKnown: cmd.DirKnown, Parent: cmd, Stdin: cmd.Stdin, ExtraArgs: cmd.ExtraArgs}
+	cf := fr.child(Maybe, cmd, fr.src)
+	cf.depth = fr.depth
+	p.finish(child, p.childScope(sc, cmd), cf)
 }
 
 // unknown reports whether a command is a program nothing describes: not
@@ -345,3 +432,7 @@ func isBuiltin(name string) bool {
 	}
 	return false
 }
+
+// isDirErr reports whether reading a file failed because it is a
+// directory.
+func isDirErr(err error) bool { return errors.Is(err, syscall.EISDIR) }

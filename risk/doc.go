@@ -192,8 +192,11 @@
 // and git, clusters, --opt=value, values never taken for options, the
 // last of repeated options, --no-NAME), and every destructive form of a
 // tool counts. A program the catalog does not know is presumed to run
-// its arguments: a command its first arguments name is judged as if it
-// ran (gdb --args sudo id, xvfb-run rm -rf ~); runners such as npm exec,
+// its arguments: a command its first arguments name, past options and
+// their likely values, NAME=value settings and a few subcommands, by a
+// path's last element too, is judged as if it ran (gdb --args
+// /usr/bin/sudo id, xvfb-run -s '-screen 0 1x1x8' rm -rf ~, mywrap
+// --timeout 30 exec web sudo id); runners such as npm exec,
 // npx -c, cargo run --, go run and dotnet run are followed.
 //
 // The wrapper shapes of Claude Code (source <snapshot> … && eval '<cmd>' <

@@ -75,9 +75,14 @@
 // Without [Options].Tools only the shells and their builtins are
 // followed: every other program is an opaque command. With
 // [Options].Programs, a program nothing describes is presumed to run a
-// command named by one of its first two arguments that are not options
-// (a bare name, not a path: sha256sum /usr/bin/sudo is not sudo);
-// further arguments and option values it does not know are not searched. The analysis is
+// command named by one of its first four arguments that are not options,
+// NAME=value settings or likely option values (an option without =value
+// is taken to have the next word as its value unless that word names a
+// program, which guesses wrong both ways for programs nothing describes);
+// a path counts by its last element only when arguments follow it and it
+// is absolute or explicitly relative and there (checksec --file
+// /usr/bin/sudo is not sudo); a command inside one quoted argument
+// (mytool 'sudo id') and further arguments are not searched. The analysis is
 // static. It does not run anything, so it cannot know what
 // a dynamic word (a variable from the environment, a command substitution
 // it cannot fold, a glob) expands to: it marks such words and leaves the

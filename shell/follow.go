@@ -312,7 +312,7 @@ func (p *parser) presume(cmd *Command, words []Word, sc *scope, fr *frame) {
 		v := w.Value
 		switch {
 		case w.Dynamic:
-			// It may expand to nothing, to options or to several words.
+		// It may expand to nothing, to options or to several words.
 		case v == "--":
 			if i+1 < len(words) && p.presumedProgram(cmd, words[i+1], sc) {
 				p.presumeAt(cmd, words[i+1:], sc, fr)
@@ -325,7 +325,7 @@ func (p *parser) presume(cmd *Command, words []Word, sc *scope, fr *frame) {
 			continue
 		case assignment(v):
 			continue
-		case p.presumedProgram(cmd, w, sc):
+		case p.presumedProgram(cmd, w, sc) && (!strings.Contains(v, "/") || pathRun(p, cmd, words[i+1:], sc)):
 			p.presumeAt(cmd, words[i:], sc, fr)
 			return
 		}
@@ -333,6 +333,18 @@ func (p *parser) presume(cmd *Command, words []Word, sc *scope, fr *frame) {
 			return
 		}
 	}
+}
+
+// pathRun reports whether the words after a program's path read as its
+// arguments: there are some, and the next is not another program's path
+// (hardening-check /usr/bin/sudo /usr/bin/su lists files; a path alone is
+// a file a tool inspects, checksec --file /usr/bin/sudo).
+func pathRun(p *parser, cmd *Command, rest []Word, sc *scope) bool {
+	if len(rest) == 0 {
+		return false
+	}
+	n := rest[0]
+	return n.Dynamic || !strings.Contains(n.Value, "/") || !p.presumedProgram(cmd, n, sc)
 }
 
 // presumeOperands is how many words that are not options presume looks

@@ -312,7 +312,8 @@ func (p *parser) presume(cmd *Command, words []Word, sc *scope, fr *frame) {
 		v := w.Value
 		switch {
 		case w.Dynamic:
-		// It may expand to nothing, to options or to several words.
+			// It may expand to nothing, to options or to several
+			// words: it counts as one word that is not the command.
 		case v == "--":
 			if i+1 < len(words) && p.presumedProgram(cmd, words[i+1], sc) {
 				p.presumeAt(cmd, words[i+1:], sc, fr)

@@ -342,11 +342,17 @@ func (j *judge) eval(c *shell.Command) bool {
 // envPrinter reports whether out, the command whose output c runs as
 // shell code, is a system tool printing environment setup
 // (catalog.EnvPrinter): run by its name from PATH or from a path outside
-// the writable roots, as itself (no wrapper, no assignment, no script the
-// analysis found in its place).
+// the writable roots (a home's ~/.local/bin/mise, ~/miniconda3/bin/conda:
+// not read, not changed by the command), as itself (no wrapper but
+// command, no assignment, no script the analysis found in its place).
 func (j *judge) envPrinter(c *shell.Command, out *shell.Command) bool {
-	if out == nil || len(out.Args) == 0 || len(out.Wrappers) > 0 || len(out.Assigns) > 0 || out.Script != nil || out.Stdin.Kind != shell.InputInherited {
+	if out == nil || len(out.Args) == 0 || len(out.Assigns) > 0 || out.Stdin.Kind != shell.InputInherited {
 		return false
+	}
+	for _, w := range out.Wrappers {
+		if w.Name != "command" || len(w.Args) > 1 {
+			return false
+		}
 	}
 	a0 := out.Args[0]
 	if a0.Dynamic || a0.Glob || strings.ContainsAny(a0.Value, "\\*?[") {
@@ -359,6 +365,11 @@ func (j *judge) envPrinter(c *shell.Command, out *shell.Command) bool {
 		if _, in := j.env.inRoot(path.Clean(a0.Value)); in {
 			return false
 		}
+		if sr := out.Script; sr != nil && (sr.Kind != shell.ScriptPath || sr.Known || sr.Taint != 0) {
+			return false
+		}
+	} else if out.Script != nil {
+		return false
 	}
 	return catalog.EnvPrinter(out)
 }

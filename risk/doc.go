@@ -213,7 +213,11 @@
 // eval (or source <(…)) of exactly the output of an environment printer
 // catalog lists by program and argument shape (brew shellenv, pyenv init
 // -, ssh-agent -s, direnv hook bash, kubectl completion bash), run by its
-// name or from a path outside the writable roots, as itself.
+// name (also through command or command -p) or from a path outside the
+// writable roots (a home's ~/.local/bin/mise: the program itself is then
+// judged like any program there), as itself. Printing the command's own
+// environment (env, printenv, set, export -p, /proc/self/environ, ps e)
+// is safe under a sandbox: secret variables are stripped before it starts.
 //
 // Local scripts (sh build.sh, ./x.sh, source ./env.sh, a command found
 // through a PATH the script sets itself) are read through

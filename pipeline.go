@@ -390,7 +390,7 @@ func filterEnv(pol *configs.Effective, environ []string) (kept, stripped []strin
 }
 
 func (p *pipeline) environment() []string {
-	kept, stripped := filterEnv(p.req.Policy, p.req.Environ)
+	kept, stripped := filterEnv(policyKeeping(p.req), p.req.Environ)
 	p.stripped = stripped
 	if len(stripped) > 0 {
 		drop := make(map[string]bool, len(stripped))

@@ -78,13 +78,29 @@ var npxArgs = &shell.ArgSpec{Short: "pc", Long: []string{"package", "call", "wor
 var uvxArgs = &shell.ArgSpec{Short: "pw", Long: []string{"from", "with", "with-editable", "with-requirements", "python", "index",
 	"default-index", "index-url", "extra-index-url", "find-links", "cache-dir", "config-file", "directory", "project", "env-file"}, InOrder: true}
 
-// unwrapNpx: npx [opts] CMD ARG… runs CMD (not npx -c CODE).
+// unwrapNpx: npx [opts] CMD ARG… runs CMD (not npx -c CODE). A package
+// spec (@scope/name, name@version, github:user/repo, a URL) is not a
+// command or a file: npx runs that package's program, judged like any
+// program (a stdio MCP server: npx -y @modelcontextprotocol/server-github).
 func unwrapNpx(cmd *shell.Command) (int, bool) {
 	if _, ok := npxArgs.Value(cmd.Args, "c", "call"); ok {
 		return 0, false
 	}
 	i := npxArgs.Skip(cmd.Args)
+	if i > 0 && i < len(cmd.Args) && packageSpec(cmd.Args[i]) {
+		return 0, false
+	}
 	return i, i > 0
+}
+
+// packageSpec reports whether w names a package rather than a program
+// or a path: scoped, versioned, or a git/URL spec.
+func packageSpec(w shell.Word) bool {
+	v := w.Value
+	if w.Dynamic || v == "" || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
+		return false
+	}
+	return strings.HasPrefix(v, "@") || strings.Contains(v, "@") || strings.Contains(v, ":")
 }
 
 // followEntr: entr -s CODE hands CODE to a shell.

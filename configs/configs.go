@@ -131,6 +131,9 @@ type Effective struct {
 	EnvStrip         []string
 	EnvStripSuffixes []string
 	EnvKeep          []string
+	// EnvKeepFor keeps variables for commands starting with given words
+	// (an MCP server and its token); only from the user's own file.
+	EnvKeepFor []KeepFor
 
 	// RulesAllow come only from the user's own file.
 	RulesAllow   []string

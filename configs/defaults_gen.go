@@ -21,7 +21,7 @@ func generatedDefaults() fileConfig {
 			Enabled:        ptr(true),
 		},
 		Env: fileEnv{
-			Keep:          &[]string{},
+			Keep:          any([]any{}),
 			Strip:         &[]string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "GOOGLE_API_KEY", "TAVILY_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "NPM_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS", "SSHPASS", "PGPASSWORD", "MYSQL_PWD", "REDISCLI_AUTH", "VAULT_TOKEN", "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "KRB5CCNAME", "DOCKER_HOST", "*_API_KEY_*", "*_SECRET_*", "*_TOKEN_*", "*_PASSWORD_*"},
 			StripSuffixes: &[]string{"_KEY", "_SECRET", "_SECRETS", "_TOKEN", "_PASSWORD", "_PASSWD", "_PASSPHRASE", "_CREDENTIAL", "_CREDENTIALS", "_APIKEY", "_AUTH", "_CONNECTION_STRING"},
 		},

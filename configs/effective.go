@@ -199,6 +199,11 @@ func (e *Effective) Fingerprint() string {
 	list(e.EnvStrip)
 	list(e.EnvStripSuffixes)
 	list(e.EnvKeep)
+	writeLen(h, len(e.EnvKeepFor))
+	for _, k := range e.EnvKeepFor {
+		str(k.Command)
+		list(k.Names)
+	}
 	list(e.RulesAllow)
 	list(e.RulesConfirm)
 	list(e.RulesDeny)
@@ -271,7 +276,7 @@ type outNetwork struct {
 type outEnv struct {
 	Strip         []string `toml:"strip,multiline"`
 	StripSuffixes []string `toml:"strip_suffixes,multiline"`
-	Keep          []string `toml:"keep,multiline"`
+	Keep          any      `toml:"keep,multiline"`
 }
 
 type outRules struct {
@@ -384,7 +389,7 @@ func (e *Effective) document() outConfig {
 		Env: outEnv{
 			Strip:         nonNil(e.EnvStrip),
 			StripSuffixes: nonNil(e.EnvStripSuffixes),
-			Keep:          nonNil(e.EnvKeep),
+			Keep:          keepValue(e.EnvKeep, e.EnvKeepFor),
 		},
 		Rules: outRules{
 			Allow:   nonNil(e.RulesAllow),
@@ -413,4 +418,20 @@ func commentSafe(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// keepValue is env.keep as written: a list, or a table when some names
+// are kept for given commands ("*": every command).
+func keepValue(all []string, per []KeepFor) any {
+	if len(per) == 0 {
+		return nonNil(all)
+	}
+	m := map[string][]string{}
+	if len(all) > 0 {
+		m["*"] = all
+	}
+	for _, k := range per {
+		m[k.Command] = append(m[k.Command], k.Names...)
+	}
+	return m
 }

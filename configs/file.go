@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,7 +100,9 @@ type fileNetwork struct {
 type fileEnv struct {
 	Strip         *[]string `toml:"strip"`
 	StripSuffixes *[]string `toml:"strip_suffixes"`
-	Keep          *[]string `toml:"keep"`
+	// Keep is a list of names (kept for every command) or a table from a
+	// command's first words to the names kept for that command.
+	Keep any `toml:"keep"`
 }
 
 type fileRules struct {
@@ -147,6 +150,11 @@ type parsed struct {
 	promptTimeout *time.Duration
 	agentPrefix   *[]string
 	tmpTTL        *time.Duration
+	// envKeep and envKeepFor are env.keep: the names kept for every
+	// command, and those kept for commands starting with given words;
+	// both nil when the key is not set.
+	envKeep    *[]string
+	envKeepFor *[]KeepFor
 }
 
 // keyTypes names what each key holds, for type-mismatch messages.
@@ -162,7 +170,7 @@ var keyTypes = map[string]string{
 	"network.denied_domains":  "a list of strings",
 	"env.strip":               "a list of strings",
 	"env.strip_suffixes":      "a list of strings",
-	"env.keep":                "a list of strings",
+	"env.keep":                `a list of strings, or a table of lists ("npx -y @scope/server" = ["NAME"])`,
 	"rules.allow":             "a list of strings",
 	"rules.confirm":           "a list of strings",
 	"rules.deny":              "a list of strings",
@@ -379,10 +387,19 @@ func (p *parsed) check() error {
 		{"network.denied_domains", fc.Network.DeniedDomains, domainList | denyList},
 		{"env.strip", fc.Env.Strip, nameList | denyList},
 		{"env.strip_suffixes", fc.Env.StripSuffixes, nameList | denyList},
-		{"env.keep", fc.Env.Keep, nameList},
 		{"rules.allow", fc.Rules.Allow, ruleList},
 		{"rules.confirm", fc.Rules.Confirm, ruleList | denyList},
 		{"rules.deny", fc.Rules.Deny, ruleList | denyList},
+	}
+	if fc.Env.Keep != nil {
+		if err := p.parseKeep(fc.Env.Keep); err != nil {
+			return err
+		}
+		lists = append(lists, struct {
+			key  string
+			v    *[]string
+			kind listKind
+		}{"env.keep", p.envKeep, nameList})
 	}
 	for _, l := range lists {
 		if l.v == nil {
@@ -736,4 +753,78 @@ func Validate(path string) error {
 		return err
 	}
 	return l.finish()
+}
+
+// KeepFor is an env.keep entry for one command: the variables a command
+// starting with Command's words keeps (an MCP server's token).
+type KeepFor struct {
+	Command string
+	Names   []string
+}
+
+// parseKeep reads env.keep: a list of names, or a table whose keys are
+// commands' first words ("*" for every command) and whose values are
+// lists of names.
+func (p *parsed) parseKeep(v any) error {
+	names := func(key string, v any) ([]string, error) {
+		list, ok := v.([]any)
+		if !ok {
+			return nil, p.errorAt("env.keep", -1, "%s must be a list of variable names, not %s", key, tomlKind(v))
+		}
+		out := make([]string, 0, len(list))
+		for i, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return nil, p.errorAt("env.keep", i, "%s entry %d must be a string, not %s", key, i, tomlKind(e))
+			}
+			if msg := checkEntry(s, nameList); msg != "" {
+				return nil, p.errorAt("env.keep", i, "%s entry %q: %s", key, s, msg)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	switch x := v.(type) {
+	case []any:
+		all, err := names("env.keep", x)
+		if err != nil {
+			return err
+		}
+		p.envKeep, p.envKeepFor = &all, &[]KeepFor{}
+	case map[string]any:
+		all, per := []string{}, []KeepFor{}
+		if len(x) > maxListLen {
+			return p.errorAt("env.keep", -1, "env.keep has %d entries; at most %d are accepted", len(x), maxListLen)
+		}
+		for _, cmd := range sortedKeys(x) {
+			ns, err := names(fmt.Sprintf("env.keep.%q", cmd), x[cmd])
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(cmd) == "*" {
+				all = append(all, ns...)
+				continue
+			}
+			if msg := checkEntry(cmd, ruleList); msg != "" {
+				return p.errorAt("env.keep", -1, "env.keep key %q: %s", cmd, msg)
+			}
+			if strings.TrimSpace(cmd) == "" {
+				return p.errorAt("env.keep", -1, "env.keep key %q names no command", cmd)
+			}
+			per = append(per, KeepFor{Command: strings.TrimSpace(cmd), Names: ns})
+		}
+		p.envKeep, p.envKeepFor = &all, &per
+	default:
+		return p.errorAt("env.keep", -1, "env.keep must be %s, not %s", keyTypes["env.keep"], tomlKind(v))
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

@@ -91,7 +91,7 @@ func goName(k string) string {
 }
 
 // anyKeys are decoded into an any field (several TOML types allowed).
-var anyKeys = map[string]bool{"limits.timeout": true, "limits.file_size": true, "prompt.timeout": true, "agent.prefix": true, "sandbox.tmp_ttl": true}
+var anyKeys = map[string]bool{"limits.timeout": true, "limits.file_size": true, "prompt.timeout": true, "agent.prefix": true, "sandbox.tmp_ttl": true, "env.keep": true}
 
 func literal(key string, v any) string {
 	switch x := v.(type) {
@@ -112,6 +112,19 @@ func literal(key string, v any) string {
 		return "ptr(int64(" + strconv.FormatInt(x, 10) + "))"
 	case []any:
 		var b bytes.Buffer
+		if anyKeys[key] {
+			b.WriteString("any([]any{")
+			for _, e := range x {
+				s, ok := e.(string)
+				if !ok {
+					log.Fatalf("%s: a list of non-strings", key)
+				}
+				b.WriteString(strconv.Quote(s))
+				b.WriteString(", ")
+			}
+			b.WriteString("})")
+			return b.String()
+		}
 		b.WriteString("&[]string{")
 		for _, e := range x {
 			s, ok := e.(string)

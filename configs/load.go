@@ -249,8 +249,9 @@ func (l *loader) applyTrusted(p *parsed) error {
 	if v := fc.Env.StripSuffixes; v != nil {
 		e.EnvStripSuffixes = mergeDeny(e.EnvStripSuffixes, *v, strings.EqualFold)
 	}
-	if v := fc.Env.Keep; v != nil {
-		e.EnvKeep = dedupFold(*v)
+	if p.envKeep != nil {
+		e.EnvKeep = dedupFold(*p.envKeep)
+		e.EnvKeepFor = *p.envKeepFor
 	}
 	if v := fc.Rules.Allow; v != nil {
 		e.RulesAllow = dedup(trimAll(*v))

@@ -93,7 +93,10 @@ func (l *loader) applyProject(p *parsed) error {
 	}
 	e.EnvStrip = addOnly("env.strip", fc.Env.Strip, e.EnvStrip, strings.EqualFold)
 	e.EnvStripSuffixes = addOnly("env.strip_suffixes", fc.Env.StripSuffixes, e.EnvStripSuffixes, strings.EqualFold)
-	if v := fc.Env.Keep; v != nil {
+	if p.envKeepFor != nil && len(*p.envKeepFor) > 0 {
+		warn("env.keep", "keeping variables for a command would pass stripped variables through; only your own config may keep variables")
+	}
+	if v := p.envKeep; v != nil {
 		var kept []string
 		for _, s := range dedupFold(*v) {
 			if containsFold(e.EnvKeep, s) {

@@ -63,14 +63,19 @@ func keepFor(req *Request) []string {
 var quietFlags = map[string]bool{"-y": true, "--yes": true, "-q": true, "--quiet": true, "--silent": true}
 
 // keepMatches reports whether words start with pattern's words, the
-// command name written the same way, quiet flags aside.
+// command name written the same way, quiet flags aside (in the command
+// and in the pattern: "npx -y @scope/server" and "npx @scope/server" are
+// the same entry).
 func keepMatches(pattern, words []string) bool {
 	if len(pattern) == 0 || len(words) == 0 || words[0] != pattern[0] {
 		return false
 	}
 	j := 1
 	for _, pw := range pattern[1:] {
-		for j < len(words) && words[j] != pw && quietFlags[words[j]] {
+		if quietFlags[pw] {
+			continue
+		}
+		for j < len(words) && quietFlags[words[j]] {
 			j++
 		}
 		if j >= len(words) || words[j] != pw {

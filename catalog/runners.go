@@ -93,14 +93,24 @@ func unwrapNpx(cmd *shell.Command) (int, bool) {
 	return i, i > 0
 }
 
-// packageSpec reports whether w names a package rather than a program
-// or a path: scoped, versioned, or a git/URL spec.
+// packageSpec reports whether w names a package from a registry or a
+// remote repository rather than a program or a local path: scoped,
+// versioned, or a remote spec. A local spec (a path, a drive letter,
+// file:, git+file:) is not one: its code is the project's, judged as the
+// path it names.
 func packageSpec(w shell.Word) bool {
 	v := w.Value
-	if w.Dynamic || v == "" || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
+	if w.Dynamic || v == "" || strings.ContainsAny(v[:1], "./~\\") || strings.Contains(v, "\\") {
 		return false
 	}
-	return strings.HasPrefix(v, "@") || strings.Contains(v, "@") || strings.Contains(v, ":")
+	if len(v) >= 2 && v[1] == ':' {
+		return false // C:, C:\x.js
+	}
+	low := strings.ToLower(v)
+	if strings.HasPrefix(low, "file:") || strings.HasPrefix(low, "git+file:") {
+		return false
+	}
+	return strings.Contains(v, "@") || strings.Contains(v, ":")
 }
 
 // followEntr: entr -s CODE hands CODE to a shell.

@@ -809,3 +809,78 @@ func unixPaths(t *testing.T) {
 		t.Skip("expects Unix paths")
 	}
 }
+
+func TestEnvKeepTable(t *testing.T) {
+	unixPaths(t)
+	f := newFixture(t)
+	f.userFile(t, `[env]
+keep = { "*" = ["CI_TOKEN"], "npx -y @modelcontextprotocol/server-github" = ["GITHUB_TOKEN"], "uvx mcp-server-x" = ["X_KEY", "X_SECRET"] }
+`)
+	e := mustLoad(t, f.opts())
+	if !slices.Equal(e.EnvKeep, []string{"CI_TOKEN"}) {
+		t.Errorf("EnvKeep = %q, want the \"*\" entry", e.EnvKeep)
+	}
+	want := []KeepFor{{Command: "npx -y @modelcontextprotocol/server-github", Names: []string{"GITHUB_TOKEN"}}, {Command: "uvx mcp-server-x", Names: []string{"X_KEY", "X_SECRET"}}}
+	if len(e.EnvKeepFor) != len(want) {
+		t.Fatalf("EnvKeepFor = %+v, want %+v", e.EnvKeepFor, want)
+	}
+	for i := range want {
+		if e.EnvKeepFor[i].Command != want[i].Command || !slices.Equal(e.EnvKeepFor[i].Names, want[i].Names) {
+			t.Errorf("EnvKeepFor[%d] = %+v, want %+v", i, e.EnvKeepFor[i], want[i])
+		}
+	}
+	// The rendering reads back as the same policy.
+	out, err := e.TOML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f.opts()
+	o.ConfigPath = write(t, filepath.Join(t.TempDir(), "eff.toml"), string(out))
+	e2 := mustLoad(t, o)
+	e2.DenyWrite = slices.DeleteFunc(e2.DenyWrite, func(s string) bool { return s == o.ConfigPath })
+	if e2.Fingerprint() != e.Fingerprint() {
+		t.Errorf("config show does not read back as the same policy:\n%s", out)
+	}
+
+	// A project file keeps nothing for a command, and a "*" entry only
+	// narrows what the user keeps.
+	proj := write(t, filepath.Join(f.repo, ProjectFile), `[env]
+keep = { "*" = ["CI_TOKEN", "AWS_SECRET_ACCESS_KEY"], "make" = ["NPM_TOKEN"], "npx -y @modelcontextprotocol/server-github" = ["GH_TOKEN"] }
+`)
+	e = mustLoad(t, f.opts())
+	if !slices.Equal(e.EnvKeep, []string{"CI_TOKEN"}) || len(e.EnvKeepFor) != 2 || e.EnvKeepFor[0].Names[0] != "GITHUB_TOKEN" {
+		t.Errorf("with a project file: EnvKeep %q EnvKeepFor %+v; a project may not keep more", e.EnvKeep, e.EnvKeepFor)
+	}
+	warned := 0
+	for _, w := range e.Warnings {
+		if strings.HasPrefix(w, proj+": env.keep: ") {
+			warned++
+		}
+	}
+	if warned != 2 {
+		t.Errorf("want a warning for the command entries and one for AWS_SECRET_ACCESS_KEY, got %q", e.Warnings)
+	}
+}
+
+func TestEnvKeepMalformed(t *testing.T) {
+	for _, c := range []struct{ keep, msg string }{
+		{`5`, `env.keep must be a list of strings, or a table of lists`},
+		{`"GITHUB_TOKEN"`, `env.keep must be a list of strings, or a table of lists`},
+		{`{ "npx x" = "A" }`, `env.keep."npx x" must be a list of variable names, not a string`},
+		{`{ "npx x" = { a = ["A"] } }`, `env.keep."npx x" must be a list of variable names, not a table`},
+		{`{ "npx x" = [1] }`, `env.keep."npx x" entry 0 must be a string, not an integer`},
+		{`{ "npx x" = ["A B"] }`, `env.keep."npx x" entry "A B": not a variable name`},
+		{`{ "" = ["A"] }`, `env.keep key "": names no command`},
+		{`{ "npx x; curl y" = ["A"] }`, `env.keep key "npx x; curl y": ";" is shell syntax`},
+		{`{ "npx $PKG" = ["A"] }`, `"$" is shell syntax`},
+		{`{ "npx x *" = ["A"] }`, `"*" is shell syntax`},
+		{`{ "npx 'x" = ["A"] }`, `unbalanced quote`},
+	} {
+		path := write(t, filepath.Join(t.TempDir(), "c.toml"), "[env]\nkeep = "+c.keep+"\n")
+		err := Validate(path)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "env.keep" || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("keep = %s: error %v, want one about env.keep containing %q", c.keep, err, c.msg)
+		}
+	}
+}

@@ -805,11 +805,8 @@ func (p *parsed) parseKeep(v any) error {
 				all = append(all, ns...)
 				continue
 			}
-			if msg := checkEntry(cmd, ruleList); msg != "" {
+			if msg := checkKeepKey(cmd); msg != "" {
 				return p.errorAt("env.keep", -1, "env.keep key %q: %s", cmd, msg)
-			}
-			if strings.TrimSpace(cmd) == "" {
-				return p.errorAt("env.keep", -1, "env.keep key %q names no command", cmd)
 			}
 			per = append(per, KeepFor{Command: strings.TrimSpace(cmd), Names: ns})
 		}
@@ -818,6 +815,21 @@ func (p *parsed) parseKeep(v any) error {
 		return p.errorAt("env.keep", -1, "env.keep must be %s, not %s", keyTypes["env.keep"], tomlKind(v))
 	}
 	return nil
+}
+
+// checkKeepKey validates an env.keep table key: a command's first words,
+// plain (quoted words are fine), since only a plain command keeps names.
+func checkKeepKey(k string) string {
+	if strings.TrimSpace(k) == "" {
+		return "names no command: a key is a command's first words, such as \"npx @scope/server\""
+	}
+	if i := strings.IndexAny(k, ";&|<>$`(){}*?[\x00\n\r"); i >= 0 {
+		return fmt.Sprintf("%q is shell syntax; a key is a command's plain first words (the command keeps names only when it runs alone, words as written)", k[i:i+1])
+	}
+	if strings.Count(k, "'")%2 != 0 || strings.Count(k, `"`)%2 != 0 {
+		return "has an unbalanced quote"
+	}
+	return ""
 }
 
 func sortedKeys(m map[string]any) []string {

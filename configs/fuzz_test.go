@@ -2,6 +2,7 @@ package configs
 
 import (
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 )
@@ -14,6 +15,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("mode = \"strict\"\n[filesystem]\nallow_write = [\"~\", \"$HOME/x\", \"<core.hooksPath>\"]\n")
 	f.Add("[limits]\nfile_size = \"1G\"\ntimeout = 30\n[network]\nallowed_domains = [\"*.example.com:*\"]\n")
 	f.Add("[[x]]\na = [[1], {b = 2}]\n")
+	f.Add("[env]\nkeep = { \"*\" = [\"A\"], \"npx -y @s/x\" = [\"GITHUB_TOKEN\"] }\n")
 	f.Add("[filesystem]\ndeny_read = [\"!~/.ssh\", \"${NOPE}\"]\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		p, err := parse("/fuzz/config.toml", []byte(data))
@@ -74,6 +76,9 @@ func FuzzParse(f *testing.F) {
 			if !containsFold(before.EnvKeep, k) {
 				t.Fatalf("project file kept %q", k)
 			}
+		}
+		if !reflect.DeepEqual(e.EnvKeepFor, before.EnvKeepFor) {
+			t.Fatalf("project file changed what commands keep: %+v -> %+v", before.EnvKeepFor, e.EnvKeepFor)
 		}
 		bl, el := before.Limits, e.Limits
 		for _, pair := range [][2]uint64{{bl.Processes, el.Processes}, {bl.OpenFiles, el.OpenFiles}, {bl.FileSize, el.FileSize}, {bl.CPUSeconds, el.CPUSeconds}, {uint64(bl.Timeout), uint64(el.Timeout)}} {

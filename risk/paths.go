@@ -4,6 +4,7 @@ import (
 	"path"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/safeexec/safeexec/shell"
 )
@@ -85,17 +86,38 @@ func newEnv(c *Context) *env {
 	// classifier has none of its own, so it can never disagree with what
 	// the sandbox masks (credpaths.go matches it).
 	e.cred = e.credentialsFor(c.SensitivePaths)
-	for _, p := range c.ProtectedPaths {
-		if strings.HasPrefix(p, "~") || path.IsAbs(p) || isWinAbs(p) {
-			if a := e.expand(p); a != "" {
-				e.protAbs = append(e.protAbs, a)
-			}
-		} else if p != "" {
-			e.protRel = append(e.protRel, path.Clean(p))
-		}
-	}
+	e.protAbs, e.protRel = e.protectedFor(c.ProtectedPaths)
 	e.system = systemDirs[e.platformKey()]
 	return e
+}
+
+// protEntry is a prepared deny_write list: absolute entries expanded,
+// relative ones (names under each writable root) cleaned.
+type protEntry struct {
+	key              credKey
+	protAbs, protRel []string
+}
+
+// protCache keeps the last prepared list, as credCache does.
+var protCache atomic.Pointer[protEntry]
+
+func (e *env) protectedFor(list []string) (abs, rel []string) {
+	key := credKey{list: list, home: e.home, platform: e.platformKey()}
+	if pe := protCache.Load(); pe != nil && pe.key.same(key) {
+		return pe.protAbs[:len(pe.protAbs):len(pe.protAbs)], pe.protRel[:len(pe.protRel):len(pe.protRel)]
+	}
+	for _, p := range list {
+		if strings.HasPrefix(p, "~") || path.IsAbs(p) || isWinAbs(p) {
+			if a := e.expand(p); a != "" {
+				abs = append(abs, a)
+			}
+		} else if p != "" {
+			rel = append(rel, path.Clean(p))
+		}
+	}
+	key.list = append([]string(nil), list...)
+	protCache.Store(&protEntry{key: key, protAbs: abs, protRel: rel})
+	return abs, rel
 }
 
 // within is under, case-insensitively where file names are.

@@ -62,14 +62,20 @@ func procState(t *testing.T, pid int) string {
 	return "state " + f[0] + " nice " + f[16] + "\n" + allowed + string(limits)
 }
 
-// reachScript is the attack run inside the sandbox (testdata/reach.py).
-func reachScript(t *testing.T) string {
+// reachScript is the attack run inside the sandbox (testdata/reach.py),
+// copied into root: the repository may itself lie under the host's /tmp
+// (a CI checkout), which the sandbox replaces with a private one.
+func reachScript(t *testing.T, root string) string {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	p, err := filepath.Abs("testdata/reach.py")
+	b, err := os.ReadFile("testdata/reach.py")
 	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "reach.py")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -123,7 +129,6 @@ func reachSecret(t *testing.T) string {
 // process. Targets are found at run time (the parent, a pid in a file).
 func TestLandlockOutOfReach(t *testing.T) {
 	needLandlock(t)
-	script := reachScript(t)
 	for _, abi := range []int{0, 5} {
 		t.Run("abi"+strconv.Itoa(abi), func(t *testing.T) {
 			if abi != 0 {
@@ -133,6 +138,7 @@ func TestLandlockOutOfReach(t *testing.T) {
 			secret := reachSecret(t)
 			h := startHostProcess(t)
 			root := t.TempDir()
+			script := reachScript(t, root)
 			if err := os.WriteFile(filepath.Join(root, "host.pid"), []byte(strconv.Itoa(h.pid)), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -156,10 +162,10 @@ func TestLandlockOutOfReach(t *testing.T) {
 // host: their pids, read from files, lead nowhere.
 func TestBwrapOutOfReach(t *testing.T) {
 	bwBackend(t)
-	script := reachScript(t)
+	root := t.TempDir()
+	script := reachScript(t, root)
 	secret := reachSecret(t)
 	h := startHostProcess(t)
-	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "host.pid"), []byte(strconv.Itoa(h.pid)), 0o644)
 	os.WriteFile(filepath.Join(root, "self.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 	r := bwRun(t, bwPolicy(t, root), "/usr/bin/python3", script, "bwrap", "host.pid", "self.pid")

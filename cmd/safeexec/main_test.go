@@ -93,8 +93,15 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			env.Setenv("PATH", filepath.Join(env.WorkDir, "bin")+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("USER", "tester")
-			reach, err := filepath.Abs(filepath.Join("..", "..", "sandbox", "testdata", "reach.py"))
+			// The attack script lives in the work directory: the
+			// repository may lie under the host's /tmp (a CI checkout),
+			// which the sandbox replaces with the project's own.
+			b, err := os.ReadFile(filepath.Join("..", "..", "sandbox", "testdata", "reach.py"))
 			if err != nil {
+				return err
+			}
+			reach := filepath.Join(env.WorkDir, "reach.py")
+			if err := os.WriteFile(reach, b, 0o644); err != nil {
 				return err
 			}
 			env.Setenv("REACH_PY", reach)

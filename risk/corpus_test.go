@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,6 +46,33 @@ const (
 // default.toml) for a user whose home is testHome: the corpus judges with
 // the one list the pipeline gives the classifier.
 var defaultLists = sync.OnceValues(func() ([]string, []string) {
+	if runtime.GOOS == "windows" {
+		// configs speaks the host's paths, the corpus POSIX ones: load
+		// for a home on C: and write the entries back in POSIX form.
+		const winHome = `C:\home\user`
+		pol, err := configs.Load(configs.Options{Cwd: winHome + `\project`, Home: winHome, Getenv: func(string) string { return "" }})
+		if err != nil {
+			panic(err)
+		}
+		posix := func(list []string) []string {
+			var out []string
+			for _, p := range list {
+				p = strings.ReplaceAll(p, `\`, "/")
+				if rest, ok := strings.CutPrefix(strings.ToLower(p), "c:/home/user"); ok && (rest == "" || rest[0] == '/') {
+					p = testHome + p[len("c:/home/user"):]
+				}
+				// A POSIX absolute entry (/run/secrets) is not absolute
+				// on Windows: configs put it under the working
+				// directory, where no deny_read entry of ours lives.
+				if rest, ok := strings.CutPrefix(p, testCwd+"/"); ok {
+					p = "/" + rest
+				}
+				out = append(out, p)
+			}
+			return out
+		}
+		return posix(pol.DenyRead), posix(pol.DenyWrite)
+	}
 	pol, err := configs.Load(configs.Options{Cwd: testCwd, Home: testHome, Getenv: func(string) string { return "" }})
 	if err != nil {
 		panic(err)

@@ -94,12 +94,15 @@ func TestWindowsScripts(t *testing.T) {
 		Dir:                 "testdata/windows",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			home := filepath.Join(env.WorkDir, "home")
+			// The home lies beside $WORK, not in it: a working
+			// directory that contains the home is not a project.
+			home := env.WorkDir + "-home"
 			for _, d := range []string{home, filepath.Join(env.WorkDir, "Git", "cmd"), filepath.Join(env.WorkDir, "Git", "bin")} {
 				if err := os.MkdirAll(d, 0o755); err != nil {
 					return err
 				}
 			}
+			env.Defer(func() { os.RemoveAll(home) })
 			// A Git for Windows layout: git.exe in cmd\ (only its place
 			// matters), the stand-in bash.exe in bin\.
 			if err := os.WriteFile(filepath.Join(env.WorkDir, "Git", "cmd", "git.exe"), nil, 0o755); err != nil {

@@ -118,8 +118,9 @@ type Sandbox struct {
 	// Weak is true when the confinement protects little (permissive mode,
 	// no sandbox).
 	Weak bool `json:"weak"`
-	// Unenforced names what the backend does not enforce of the policy
-	// (on Windows: reads of credential paths, the network allowlist).
+	// Unenforced says, one sentence each, what the backend cannot enforce
+	// in the run's mode (sandbox.Report.Unenforced, what doctor prints; on
+	// Windows: reads of credential paths, the network allowlist, …).
 	Unenforced []string `json:"unenforced,omitempty"`
 }
 

@@ -3,8 +3,9 @@ package sandbox
 import "os"
 
 // What each backend cannot enforce, one sentence each: doctor prints the
-// sentences for the backend in use (Report.CannotEnforce) and the README
-// lists them all (a test keeps the two the same).
+// sentences for the backend in use (Report.Unenforced), every audit
+// record repeats them (sandbox.unenforced), and the README lists them all
+// (a test keeps the two the same).
 const (
 	cannotHostTools = "Files a later host tool runs from inside the writable roots are the command's to change (a virtualenv's .pth files and bin/, node_modules/.bin, __pycache__, build scripts, package.json scripts): review them before running them outside the sandbox."
 	cannotRoot      = "Run as root, a file owned by root is readable unless deny_read or the built-in root-only list names it."
@@ -30,6 +31,12 @@ const (
 	cannotSeatbeltUntested = "The profile is generated and checked on Linux; how macOS enforces it is not tested by this repository's CI."
 	cannotSeatbeltMetadata = "Metadata (names, sizes, times) of every path is readable, credential paths included."
 	cannotSeatbeltProcargs = "Whether the profile hides another process's arguments and environment (sysctl kern.procargs2), safeexec's own included, is not verified."
+
+	cannotWinCredReads  = "Reads of credential paths are not blocked: a write-restricted token reads whatever the user reads, so the classifier alone refuses commands that name them."
+	cannotWinNetwork    = "The network allowlist and --no-network are advisory: the proxy variables are set, but without administrator rights sockets are not filtered and a command can connect directly."
+	cannotWinPermissive = "In permissive mode writes are not confined: the token has no restricting SIDs and no ACL is changed."
+	cannotWinAppData    = "In compat mode %APPDATA% and %LOCALAPPDATA% are writable but for the places the host runs code from that safeexec lists: a per-user program installed elsewhere there (Squirrel installs such as Slack or Discord) is the command's to change."
+	cannotWinKilled     = "If safeexec and its helper are both killed, the run's ACL changes stay until the next safeexec start undoes them."
 
 	cannotNone = "Nothing is confined: the command has every right of the user who runs safeexec."
 )
@@ -77,6 +84,13 @@ func cannotEnforce(backend string, m Mode, root bool, abi int) []string {
 		add(reads, cannotReads)
 		add(true, cannotSeatbeltMetadata)
 		add(true, cannotSeatbeltProcargs)
+	case "windows":
+		add(true, cannotWinCredReads)
+		add(true, cannotWinNetwork)
+		add(m == Permissive, cannotWinPermissive)
+		add(m == Compat, cannotWinAppData)
+		add(m != Permissive, cannotWinKilled)
+		add(m != Permissive, cannotHostTools)
 	case "none":
 		add(true, cannotNone)
 	}
@@ -86,7 +100,7 @@ func cannotEnforce(backend string, m Mode, root bool, abi int) []string {
 // allCannotEnforce is every sentence cannotEnforce can give, per backend.
 func allCannotEnforce() map[string][]string {
 	all := map[string][]string{}
-	for _, b := range []string{"bwrap", "landlock", "seatbelt", "none"} {
+	for _, b := range []string{"bwrap", "landlock", "seatbelt", "windows", "none"} {
 		seen := map[string]bool{}
 		for _, m := range []Mode{Strict, Compat, Permissive} {
 			for _, root := range []bool{false, true} {

@@ -184,13 +184,13 @@ func Doctor(want string) (Backend, Report, error) {
 }
 
 // Assess completes a Report with what the mode means: permissive (and
-// the none backend) protect little, and say so; CannotEnforce lists what
+// the none backend) protect little, and say so; Unenforced lists what
 // the backend cannot enforce in that mode on this machine.
 func Assess(r Report, m Mode) Report {
 	if m == "" {
 		m = Compat
 	}
-	r.CannotEnforce = cannotEnforce(r.Backend, m, runningAsRoot(), hostLandlockABI())
+	r.Unenforced = cannotEnforce(r.Backend, m, runningAsRoot(), hostLandlockABI())
 	switch {
 	case r.Backend == "none":
 		r.Weak = true

@@ -181,7 +181,7 @@
 // and signal scoping keep the command away from it, and the process filter
 // does the rest. Descriptors: every backend passes the command its three
 // standard descriptors and ExtraFiles only (fds_unix.go), and a directory
-// as a standard descriptor becomes /dev/null. [Report] CannotEnforce says,
+// as a standard descriptor becomes /dev/null. [Report] Unenforced says,
 // per backend, what none of this covers (cannot.go).
 //
 // # Limits

@@ -199,14 +199,12 @@ type Report struct {
 	// Weak is true when the chosen backend or mode protects little
 	// (permissive, none).
 	Weak bool `json:"weak,omitempty"`
-	// Unenforced names, one short phrase each, what the policy asks for
-	// and this backend does not enforce (it stays advisory, or is left to
-	// the classifier); every audit record repeats it.
+	// Unenforced says, one sentence each, what this backend cannot
+	// enforce in the run's mode on this machine, whatever the policy asks
+	// for (it stays advisory, or is left to the classifier): doctor prints
+	// it, every audit record repeats it (sandbox.unenforced), and the
+	// README lists every sentence. Assess fills it.
 	Unenforced []string `json:"unenforced,omitempty"`
-	// CannotEnforce says, one sentence each, what this backend cannot
-	// enforce at all, whatever the policy (doctor prints it; the README
-	// lists every sentence).
-	CannotEnforce []string `json:"cannot_enforce,omitempty"`
 }
 
 // Check is one thing Detect looked at.

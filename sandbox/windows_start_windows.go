@@ -27,13 +27,6 @@ func init() {
 // Windows returns the Windows backend (the built-in helper).
 func Windows() Backend { return windowsBackend{} }
 
-// Windows leaves these to the classifier or to the command: said by
-// doctor, the README and every audit record.
-var windowsUnenforced = []string{
-	"reads of credential paths: the classifier alone guards them (a write-restricted token reads what the user reads)",
-	"network: advisory (proxy variables only; without administrator rights sockets are not filtered, and --no-network does not cut them)",
-}
-
 func detectWindows() (Backend, Report, error) {
 	r := Report{
 		Backend: "windows",
@@ -47,7 +40,6 @@ func detectWindows() (Backend, Report, error) {
 			{Name: "credential reads", OK: false, Detail: "not enforced: restricting SIDs are checked for writes only, so credential paths stay readable; their deny ACEs stop writes, and the classifier alone refuses commands that read them", Fix: "keep credentials out of reach of the account, or use WSL2 with bubblewrap"},
 			{Name: "network", OK: false, Detail: "advisory: the proxy variables are set, but without administrator rights sockets are not filtered — a command can connect directly, also with --no-network", Fix: "use WSL2 with bubblewrap for network confinement"},
 		},
-		Unenforced: windowsUnenforced,
 	}
 	if _, err := os.Executable(); err != nil {
 		err = fmt.Errorf("windows: cannot locate safeexec for the helper: %v: %w", err, ErrUnavailable)

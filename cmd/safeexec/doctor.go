@@ -147,9 +147,9 @@ func (e *env) doctorText(pol *configs.Effective, rep sandbox.Report, derr error)
 			fmt.Fprintf(w, "         fix: %s\n", c.Fix)
 		}
 	}
-	if len(rep.CannotEnforce) > 0 {
+	if len(rep.Unenforced) > 0 {
 		fmt.Fprintf(w, "\n%s cannot enforce:\n", rep.Backend)
-		for _, s := range rep.CannotEnforce {
+		for _, s := range rep.Unenforced {
 			fmt.Fprintf(w, "  - %s\n", s)
 		}
 	}

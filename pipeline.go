@@ -331,7 +331,7 @@ var shellHostFor = realShellHost
 // resolveShell finds the shell of a script request (the policy's
 // [run] shell, or --shell) and its argument vectors.
 func (p *pipeline) resolveShell() error {
-	sh, err := resolveShell(p.req.Policy.Shell, shellHostFor(), true)
+	sh, err := resolveShell(p.req.shell(), shellHostFor(), true)
 	if err != nil {
 		return err
 	}

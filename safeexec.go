@@ -28,6 +28,10 @@ type Request struct {
 	// language.
 	Script     string
 	ScriptArgs []string
+	// Shell, when set, is the shell the script runs in instead of the
+	// policy's (auto, bash, powershell, pwsh or cmd): a hook judges an
+	// agent's command in the language of the shell the agent runs it in.
+	Shell string
 	// IsScript tells an empty Script apart from an Argv request.
 	IsScript bool
 
@@ -227,7 +231,7 @@ func Classify(req *Request, backend string) risk.Verdict {
 	var sh scriptShell
 	if req.IsScript {
 		var err error
-		sh, err = resolveShell(req.Policy.Shell, shellHostFor(), false)
+		sh, err = resolveShell(req.shell(), shellHostFor(), false)
 		if err == nil {
 			_, err = sh.scriptArgv(req.Script, req.ScriptArgs)
 		}
@@ -269,7 +273,7 @@ func Judge(req *Request) (risk.Verdict, sandbox.Report, error) {
 	}
 	p.home = home
 	if req.IsScript {
-		sh, err := resolveShell(req.Policy.Shell, shellHostFor(), false)
+		sh, err := resolveShell(req.shell(), shellHostFor(), false)
 		if err == nil {
 			_, err = sh.scriptArgv(req.Script, req.ScriptArgs)
 		}
@@ -286,6 +290,14 @@ func Judge(req *Request) (risk.Verdict, sandbox.Report, error) {
 	p.backend = be
 	env, _ := filterEnv(p.req.Policy, p.req.Environ)
 	return p.verdict(env, be, derr), sandbox.Assess(rep, sandbox.Mode(p.req.Policy.Mode)), nil
+}
+
+// shell is the shell a script request runs in: Shell, else the policy's.
+func (req *Request) shell() string {
+	if req.Shell != "" {
+		return req.Shell
+	}
+	return req.Policy.Shell
 }
 
 // Run takes a request through the whole pipeline. It returns an Outcome

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 
 	"github.com/urfave/cli/v2"
 
@@ -90,7 +91,7 @@ func (e *env) hookDecide(c *cli.Context, agent string) (d hookDecision, skip boo
 	}
 	if len(in.ToolInput.Command) == 0 {
 		switch in.ToolName {
-		case "Bash", "shell", "local_shell", "exec_command", "run_shell_command", "container.exec":
+		case "Bash", "PowerShell", "shell", "local_shell", "exec_command", "run_shell_command", "container.exec":
 			return hookDecision{"deny", "safeexec: shell tool call without a command"}, false
 		}
 		return hookDecision{}, true
@@ -103,6 +104,7 @@ func (e *env) hookDecide(c *cli.Context, agent string) (d hookDecision, skip boo
 	var argv []string
 	if err := json.Unmarshal(in.ToolInput.Command, &script); err == nil {
 		req.Script, req.IsScript = script, true
+		req.Shell = hookShell(agent, in.ToolName, runtime.GOOS)
 	} else if err := json.Unmarshal(in.ToolInput.Command, &argv); err == nil && len(argv) > 0 {
 		req.Argv = argv
 	} else {
@@ -117,14 +119,16 @@ func (e *env) hookDecide(c *cli.Context, agent string) (d hookDecision, skip boo
 	// run in a sandbox; a hook alone judges it as unconfined, so it never
 	// says "allow" for a command that would run with no sandbox at all.
 	backend := "none"
-	if pol.PrefixFor(agent) {
+	if pol.PrefixFor(agent) && prefixWraps(agent, in.ToolName) {
 		backend = assumedBackend(pol)
 	}
 	v := safeexec.Classify(req, backend)
-	d = hookVerdict(v, agent, backend)
+	d = hookVerdict(v, backend, unconfinedWhy(agent, in.ToolName, pol.PrefixFor(agent)))
 	if d.decision == "ask" {
 		if agent == "claude" {
-			e.grantAgentApproval(req, v)
+			if backend != "none" {
+				e.grantAgentApproval(req, v)
+			}
 		} else {
 			// Codex and Gemini CLI cannot ask their user from a hook.
 			d = hookDecision{"deny", d.reason + " — " + agentName(agent) + " cannot ask you from a hook: run it yourself, or allow it with an allow rule in your safeexec config"}
@@ -141,29 +145,64 @@ func (e *env) hookDecide(c *cli.Context, agent string) (d hookDecision, skip boo
 	return d, false
 }
 
-// hookVerdict turns a verdict into the hook's answer.
-func hookVerdict(v risk.Verdict, agent, backend string) hookDecision {
+// hookShell is the shell an agent runs a tool's command string in, so
+// that the hook judges the command in that shell's language (not in
+// [run] shell's): Claude Code's Bash tool runs bash (Git for Windows'
+// bash on Windows) and its PowerShell tool (Windows) PowerShell; Codex
+// runs commands in the user's shell, PowerShell on Windows; Gemini CLI
+// runs bash -c, and powershell.exe -Command on Windows.
+func hookShell(agent, tool, goos string) string {
+	switch {
+	case agent == "claude" && tool == "PowerShell":
+		return safeexec.ShellPowerShell
+	case agent == "claude":
+		return safeexec.ShellBash
+	case goos == "windows":
+		return safeexec.ShellPowerShell
+	}
+	return safeexec.ShellBash
+}
+
+// prefixWraps reports whether the agent's shell prefix runs the tool's
+// commands. Claude Code documents CLAUDE_CODE_SHELL_PREFIX for its Bash
+// tool only: its PowerShell tool's commands are judged as unconfined.
+func prefixWraps(agent, tool string) bool {
+	return agent != "claude" || tool != "PowerShell"
+}
+
+// hookVerdict turns a verdict into the hook's answer. why says why the
+// command would run unconfined (backend "none").
+func hookVerdict(v risk.Verdict, backend, why string) hookDecision {
 	switch {
 	case v.AllowedByRule && backend == "none":
 		// The rule approves a run through safeexec; this one would have
 		// no sandbox at all, so a person decides.
-		return hookDecision{"ask", "safeexec: your allow rules approve it, but it would run unconfined (safeexec is not " + agentName(agent) + "'s shell prefix here; `safeexec hook install " + agent + "` sets both up)"}
+		return hookDecision{"ask", "safeexec: your allow rules approve it, but it would run unconfined (" + why + ")"}
 	case v.AllowedByRule:
 		return hookDecision{"allow", "safeexec: approved by your allow rules"}
 	case v.Tier == risk.Safe && backend == "none":
 		// Nothing a sandbox would have confined is safe to run without one
 		// (the classifier says no-sandbox; this guards that promise here).
-		return hookDecision{"ask", "safeexec: it would run unconfined (safeexec is not " + agentName(agent) + "'s shell prefix here)"}
+		return hookDecision{"ask", "safeexec: it would run unconfined (" + why + ")"}
 	case v.Tier == risk.Safe:
 		return hookDecision{"allow", "safeexec: safe"}
 	case v.Tier == risk.Risky:
 		return hookDecision{"deny", fmt.Sprintf("safeexec: refused (risky): %s", reasonsLine(v))}
 	}
-	why := "safeexec: needs confirmation: " + reasonsLine(v)
+	reason := "safeexec: needs confirmation: " + reasonsLine(v)
 	if backend == "none" {
-		why += " (safeexec is not " + agentName(agent) + "'s shell prefix here, so the command would run unconfined; `safeexec hook install " + agent + "` sets both up)"
+		reason += " (the command would run unconfined: " + why + ")"
 	}
-	return hookDecision{"ask", why}
+	return hookDecision{"ask", reason}
+}
+
+// unconfinedWhy says why an agent's command would run outside safeexec's
+// sandbox, and what to do about it.
+func unconfinedWhy(agent, tool string, prefix bool) string {
+	if prefix && !prefixWraps(agent, tool) {
+		return agentName(agent) + "'s " + tool + " tool does not run through its shell prefix"
+	}
+	return "safeexec is not " + agentName(agent) + "'s shell prefix here; `safeexec hook install " + agent + "` sets both up"
 }
 
 func agentName(agent string) string {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -60,7 +61,8 @@ func (e *env) agentSetup(agent string, project bool) (*agentSetup, error) {
 	switch agent {
 	case "claude":
 		return &agentSetup{name: "Claude Code", file: filepath.Join(base(".claude", "CLAUDE_CONFIG_DIR"), "settings.json"),
-			event: "PreToolUse", matcher: "Bash", prefixEnv: "CLAUDE_CODE_SHELL_PREFIX"}, nil
+			// Bash, and on Windows the PowerShell tool too.
+			event: "PreToolUse", matcher: "Bash|PowerShell", prefixEnv: "CLAUDE_CODE_SHELL_PREFIX"}, nil
 	case "codex":
 		return &agentSetup{name: "Codex", file: filepath.Join(base(".codex", "CODEX_HOME"), "hooks.json"),
 			event: "PreToolUse", matcher: "Bash",
@@ -68,7 +70,7 @@ func (e *env) agentSetup(agent string, project bool) (*agentSetup, error) {
 	case "gemini":
 		return &agentSetup{name: "Gemini CLI", file: filepath.Join(base(".gemini", ""), "settings.json"),
 			event: "BeforeTool", matcher: "run_shell_command", named: true,
-			note: "Gemini CLI has no shell-prefix setting (it runs bash -c from PATH), so its commands do not run in safeexec's sandbox: the hook judges every command as unconfined and denies what needs confirmation (Gemini CLI cannot ask from a hook)."}, nil
+			note: "Gemini CLI has no shell-prefix setting (it runs bash -c from PATH, powershell.exe -Command on Windows), so its commands do not run in safeexec's sandbox: the hook judges every command as unconfined and denies what needs confirmation (Gemini CLI cannot ask from a hook)."}, nil
 	}
 	return nil, fmt.Errorf("hook install needs one of: claude, codex, gemini")
 }
@@ -100,7 +102,7 @@ func (e *env) hookInstallAction(c *cli.Context) error {
 	if err != nil {
 		return exitf(safeexec.ExitCodeError, "hook install: find safeexec itself: %v", err)
 	}
-	hookCmd := shellQuote(exe) + " hook " + agent
+	hookCmd := hookCommandLine(agent, exe, runtime.GOOS)
 	userConfig := e.userConfigPath(c)
 
 	if !write {
@@ -180,6 +182,44 @@ func selfPath() (string, error) {
 	return filepath.Abs(p)
 }
 
+// hookCommandLine is the command an agent's settings run for safeexec's
+// hook. The agents run it through a shell: Claude Code through bash (Git
+// for Windows' on Windows), Codex and Gemini CLI through PowerShell on
+// Windows, where a quoted path alone is a string, not a command (the hook
+// would silently never run), so it is called with &. On Windows a path
+// that needs no quoting is written with forward slashes, the one form
+// bash, PowerShell and cmd.exe all run.
+func hookCommandLine(agent, exe, goos string) string {
+	if goos != "windows" {
+		return shellQuote(exe) + " hook " + agent
+	}
+	p := strings.ReplaceAll(exe, `\`, "/")
+	switch {
+	case plainWord(p):
+		return p + " hook " + agent
+	case agent == "claude":
+		return shellQuote(p) + " hook " + agent
+	}
+	return "& '" + strings.ReplaceAll(p, "'", "''") + "' hook " + agent
+}
+
+// plainWord reports whether s means itself unquoted in bash, PowerShell
+// and cmd.exe.
+func plainWord(s string) bool {
+	if s == "" || s[0] == '-' || s[0] == '~' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case strings.ContainsRune("/._-:+", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func shellQuote(s string) string {
 	q, err := syntax.Quote(s, syntax.LangBash)
 	if err != nil {
@@ -227,7 +267,7 @@ func mergeAgentSettings(data []byte, s *agentSetup, exe, hookCmd string) ([]byte
 		}
 		switch {
 		case v == exe:
-		case v != "" && filepath.Base(v) != "safeexec":
+		case v != "" && !isSafeexecProgram(v):
 			return nil, false, fmt.Errorf("env.%s is already %q; remove it first, or make it run safeexec", s.prefixEnv, v)
 		default:
 			env.set(s.prefixEnv, jsonString(exe))
@@ -241,7 +281,10 @@ func mergeAgentSettings(data []byte, s *agentSetup, exe, hookCmd string) ([]byte
 
 // mergeHookGroups adds safeexec's hook to the event's matcher groups
 // unless one of them already runs it (a hook run by another safeexec path
-// is pointed at this one).
+// is pointed at this one). A group that runs it under another matcher (an
+// older install's "Bash" for Claude Code, which now also has a PowerShell
+// tool) gets the matcher safeexec needs; when the group holds other hooks
+// too, safeexec's hook moves to a group of its own instead.
 func mergeHookGroups(raw json.RawMessage, s *agentSetup, hookCmd string) (json.RawMessage, bool, error) {
 	var groups []json.RawMessage
 	if len(raw) > 0 {
@@ -259,6 +302,9 @@ func mergeHookGroups(raw json.RawMessage, s *agentSetup, hookCmd string) (json.R
 		if json.Unmarshal(hraw, &handlers) != nil {
 			continue
 		}
+		var matcher string
+		mraw, _ := group.get("matcher")
+		json.Unmarshal(mraw, &matcher)
 		for hi, h := range handlers {
 			handler, err := parseObject(h)
 			if err != nil {
@@ -269,14 +315,30 @@ func mergeHookGroups(raw json.RawMessage, s *agentSetup, hookCmd string) (json.R
 			if json.Unmarshal(craw, &cmd) != nil {
 				continue
 			}
-			if cmd == hookCmd {
-				return raw, false, nil
-			}
-			if !isSafeexecHook(cmd, hookCmd) {
+			if cmd != hookCmd && !isSafeexecHook(cmd, hookCmd) {
 				continue
+			}
+			if cmd == hookCmd && matcher == s.matcher {
+				return raw, false, nil
 			}
 			handler.set("command", jsonString(hookCmd))
 			handlers[hi] = handler.marshal()
+			if matcher != s.matcher {
+				if len(handlers) > 1 {
+					// Leave the other hooks their matcher.
+					handlers = append(handlers[:hi:hi], handlers[hi+1:]...)
+					hb, _ := json.Marshal(handlers)
+					group.set("hooks", hb)
+					groups[gi] = group.marshal()
+					var own object
+					own.set("matcher", jsonString(s.matcher))
+					own.set("hooks", json.RawMessage("["+string(handler.marshal())+"]"))
+					groups = append(groups, own.marshal())
+					out, err := json.Marshal(groups)
+					return out, true, err
+				}
+				group.set("matcher", jsonString(s.matcher))
+			}
 			hb, _ := json.Marshal(handlers)
 			group.set("hooks", hb)
 			groups[gi] = group.marshal()
@@ -299,14 +361,22 @@ func mergeHookGroups(raw json.RawMessage, s *agentSetup, hookCmd string) (json.R
 }
 
 // isSafeexecHook reports whether cmd runs some safeexec's hook for the
-// same agent as want does.
+// same agent as want does (in any of the forms hookCommandLine writes).
 func isSafeexecHook(cmd, want string) bool {
 	i := strings.LastIndex(want, " hook ")
 	if i < 0 || !strings.HasSuffix(cmd, want[i:]) {
 		return false
 	}
-	prog := strings.Trim(strings.TrimSpace(strings.TrimSuffix(cmd, want[i:])), `'"`)
-	return filepath.Base(prog) == "safeexec"
+	prog := strings.TrimSpace(strings.TrimSuffix(cmd, want[i:]))
+	prog = strings.TrimSpace(strings.TrimPrefix(prog, "& "))
+	return isSafeexecProgram(strings.Trim(prog, `'"`))
+}
+
+// isSafeexecProgram reports whether p names a safeexec executable
+// (safeexec, or safeexec.exe in any case on Windows).
+func isSafeexecProgram(p string) bool {
+	base := p[strings.LastIndexAny(p, `/\`)+1:]
+	return base == "safeexec" || strings.EqualFold(base, "safeexec.exe")
 }
 
 func jsonString(s string) json.RawMessage {

@@ -669,10 +669,12 @@ func (e *env) readsSensitive(c *shell.Command, cand string) (string, bool) {
 		}
 	}
 	cr := e.cred
-	if c.DirKnown && c.Dialect == shell.Sh && cand[0] != '/' && cand[0] != '~' && !isWinAbs(cand) && !strings.Contains(cand, `\`) &&
+	if c.DirKnown && c.Dialect == shell.Sh && e.platform != "windows" && cand[0] != '/' && cand[0] != '~' && !isWinAbs(cand) && !strings.Contains(cand, `\`) &&
 		isCleanRel(cand) && !cr.multiName && e.c.Readlink == nil && !e.dirHolds(c.Dir) {
 		// The common case: a plain name in a directory that holds no
 		// credential path (the project); only name patterns can match.
+		// (Not on Windows, where the directory may be spelt in any case
+		// or as /c/…: there it is resolved to one normal form below.)
 		return cr.nameHit(cand)
 	}
 	p, ok := e.resolve(c, shell.Static(cand))

@@ -263,6 +263,10 @@ func (p *parser) changeDir(cmd *Command, sc *scope) {
 		sc.dirKnown = false
 	case path.IsAbs(target.Value):
 		sc.dir, sc.dirKnown = path.Clean(target.Value), true
+	case winAbs(target.Value):
+		// C:\Users\me ($USERPROFILE, ~ in Git for Windows' bash): absolute
+		// on Windows only, where the working directory is a drive path.
+		sc.dir, sc.dirKnown = path.Clean(strings.ReplaceAll(target.Value, `\`, "/")), winAbs(p.opts.Cwd)
 	case p.cdpath(sc, cmd) && !strings.HasPrefix(target.Value, "./") && !strings.HasPrefix(target.Value, "../") && target.Value != "." && target.Value != "..":
 		// cd NAME searches $CDPATH first.
 		sc.dirKnown = false

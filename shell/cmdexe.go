@@ -1,31 +1,45 @@
 package shell
 
 import (
+	"path"
 	"strings"
 )
 
 // cmdScript parses and walks a cmd.exe command line: statements joined by
 // & && || and newlines, pipelines, ( ) groups, redirections, %VAR%
-// expansion, ^ escapes, and the commands run by if, for … do, start and
-// call.
+// expansion (also of variables the script sets), ^ escapes, and the
+// commands run by if, for … do, start and call.
 func (p *parser) cmdScript(src string, o Origin, parent *Command, sc *scope, fr *frame) bool {
 	if !p.enterNested(src, o, fr, "cmd code") {
 		return false
 	}
 	cf := fr.child(o, parent, src)
-	src = p.cmdExpand(src)
-	toks, ok := cmdTokens(src)
+	cs := &cmdState{vars: map[string]cmdVar{}}
+	ok := true
+	// Statement by statement: cmd expands %VAR% before it splits a line
+	// (a value holding & runs a second command), and a variable set
+	// earlier is seen by later statements. cmd /c expands a whole line at
+	// once, but call, delayed expansion (!X!) and batch lines see the new
+	// value: it is always taken, so that set X=…\.ssh & call type %X%\id_rsa
+	// is the credential it names.
+	for _, raw := range cmdSplit(src) {
+		toks, good := cmdTokens(p.cmdExpand(raw, cs))
+		ok = ok && good
+		var stmt []cmdTok
+		for i := 0; i <= len(toks); i++ {
+			if i == len(toks) || toks[i].sep {
+				if len(stmt) > 0 {
+					p.cmdSet(stmt, cs)
+				}
+				p.cmdPipeline(stmt, sc, cs, cf)
+				stmt = nil
+				continue
+			}
+			stmt = append(stmt, toks[i])
+		}
+	}
 	if !ok {
 		p.issue(ParseError, o, "cmd: unterminated quote")
-	}
-	var stmt []cmdTok
-	for i := 0; i <= len(toks); i++ {
-		if i == len(toks) || toks[i].sep {
-			p.cmdPipeline(stmt, sc, cf)
-			stmt = nil
-			continue
-		}
-		stmt = append(stmt, toks[i])
 	}
 	return ok
 }
@@ -37,19 +51,62 @@ type cmdTok struct {
 	redir string
 }
 
-// cmdExpand folds %VAR% references; unknown ones stay as written (and
-// make their word dynamic in cmdTokens).
-func (p *parser) cmdExpand(src string) string {
-	if !strings.Contains(src, "%") {
+// cmdState is what a cmd.exe script keeps between statements: the
+// variables it sets and pushd's directory stack.
+type cmdState struct {
+	vars  map[string]cmdVar // by lower-case name
+	stack []cmdDir
+}
+
+type cmdVar struct {
+	value string
+	known bool // false: only known at run time (set /p, set /a, a dynamic value)
+	unset bool
+}
+
+type cmdDir struct {
+	dir   string
+	known bool
+}
+
+// cmdSplit cuts a cmd.exe script at the & && || and newlines outside
+// quotes (a ^ escapes the next character).
+func cmdSplit(src string) []string {
+	var out []string
+	start, quoted := 0, false
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '^':
+			i++
+		case c == '&' || c == '\n' || c == '|' && i+1 < len(src) && src[i+1] == '|':
+			out = append(out, src[start:i])
+			if c != '\n' && i+1 < len(src) && src[i+1] == c {
+				i++
+			}
+			start = i + 1
+			quoted = false
+		}
+	}
+	return append(out, src[start:])
+}
+
+// cmdExpand folds %VAR% references (and !VAR! of the variables the script
+// set or the ones winVar knows); unknown ones stay as written (and make
+// their word dynamic in cmdTokens).
+func (p *parser) cmdExpand(src string, cs *cmdState) string {
+	if !strings.ContainsAny(src, "%!") {
 		return src
 	}
 	var sb strings.Builder
 	for i := 0; i < len(src); i++ {
-		if src[i] == '%' {
-			end := strings.IndexByte(src[i+1:], '%')
+		if c := src[i]; c == '%' || c == '!' {
+			end := strings.IndexByte(src[i+1:], c)
 			if end > 0 {
 				name := src[i+1 : i+1+end]
-				if v, ok := p.winVar(name); ok {
+				if v, ok := p.cmdVarValue(name, cs); ok {
 					sb.WriteString(v)
 					i += end + 1
 					continue
@@ -59,6 +116,67 @@ func (p *parser) cmdExpand(src string) string {
 		sb.WriteByte(src[i])
 	}
 	return sb.String()
+}
+
+// cmdVarValue is a variable's value: the script's own set, else what
+// winVar knows.
+func (p *parser) cmdVarValue(name string, cs *cmdState) (string, bool) {
+	if v, ok := cs.vars[strings.ToLower(name)]; ok {
+		return v.value, v.known && !v.unset
+	}
+	return p.winVar(name)
+}
+
+// cmdSet records the variable a set statement assigns: set NAME=VALUE,
+// set "NAME=VALUE"; set /a and set /p make it dynamic.
+func (p *parser) cmdSet(stmt []cmdTok, cs *cmdState) {
+	var words []Word
+	for _, t := range stmt {
+		if t.redir != "" {
+			break
+		}
+		words = append(words, t.w)
+	}
+	// Skip cmd's own prefixes (@, if …) as cmdCommand does: only a plain
+	// set statement is read; one behind if counts too (it may run).
+	i := 0
+	for i < len(words) && (words[i].Value == "@" || words[i].Value == "") {
+		i++
+	}
+	if i >= len(words) || !strings.EqualFold(strings.TrimLeft(words[i].Value, "@"), "set") || i+1 >= len(words) {
+		return
+	}
+	rest := words[i+1:]
+	if first := strings.ToLower(rest[0].Value); first == "/a" || first == "/p" {
+		for _, w := range rest[1:] {
+			for _, part := range strings.Split(w.Value, ",") {
+				if name, _, ok := strings.Cut(strings.Trim(part, `"`), "="); ok {
+					name = strings.TrimRight(strings.TrimSpace(name), "+-*/%&|^<>")
+					if name != "" {
+						cs.vars[strings.ToLower(name)] = cmdVar{}
+					}
+				}
+			}
+		}
+		return
+	}
+	var parts []string
+	dyn := false
+	for _, w := range rest {
+		parts = append(parts, w.Value)
+		dyn = dyn || w.Dynamic
+	}
+	text := strings.Join(parts, " ")
+	name, value, ok := strings.Cut(text, "=")
+	if !ok || name == "" {
+		return
+	}
+	value = strings.TrimRight(value, " \t")
+	if value == "" {
+		cs.vars[strings.ToLower(name)] = cmdVar{unset: true}
+		return
+	}
+	cs.vars[strings.ToLower(name)] = cmdVar{value: value, known: !dyn}
 }
 
 func cmdTokens(src string) ([]cmdTok, bool) {
@@ -163,7 +281,7 @@ func cmdTokens(src string) ([]cmdTok, bool) {
 	return toks, ok
 }
 
-func (p *parser) cmdPipeline(toks []cmdTok, sc *scope, fr *frame) {
+func (p *parser) cmdPipeline(toks []cmdTok, sc *scope, cs *cmdState, fr *frame) {
 	var upstream []*Command
 	start := 0
 	for i := 0; i <= len(toks); i++ {
@@ -177,7 +295,7 @@ func (p *parser) cmdPipeline(toks []cmdTok, sc *scope, fr *frame) {
 				in.Taint |= p.commandTaint(c)
 			}
 		}
-		if c := p.cmdCommand(toks[start:i], in, sc, fr); c != nil {
+		if c := p.cmdCommand(toks[start:i], in, sc, cs, fr); c != nil {
 			upstream = append(upstream, c)
 		}
 		start = i + 1
@@ -186,7 +304,7 @@ func (p *parser) cmdPipeline(toks []cmdTok, sc *scope, fr *frame) {
 
 // cmdCommand records one cmd.exe command, following the command that if,
 // for … do, start and call run.
-func (p *parser) cmdCommand(toks []cmdTok, in *Input, sc *scope, fr *frame) *Command {
+func (p *parser) cmdCommand(toks []cmdTok, in *Input, sc *scope, cs *cmdState, fr *frame) *Command {
 	cmd := &Command{Dialect: Cmd, Dir: sc.dir, DirKnown: sc.dirKnown}
 	for k := 0; k < len(toks); k++ {
 		t := toks[k]
@@ -290,18 +408,62 @@ func (p *parser) cmdCommand(toks []cmdTok, in *Input, sc *scope, fr *frame) *Com
 		}
 		return nil
 	}
-	if n := strings.ToLower(cmd.Args[0].Value); (n == "cd" || n == "chdir" || n == "pushd") && len(cmd.Args) > 1 {
-		target := cmd.Args[len(cmd.Args)-1]
-		if target.Dynamic {
-			sc.dirKnown = false
-		} else if len(target.Value) >= 2 && target.Value[1] == ':' {
-			sc.dir, sc.dirKnown = target.Value, true
+	p.cmdChdir(cmd, sc, cs)
+	p.finish(cmd, sc, fr)
+	return cmd
+}
+
+// cmdChdir follows cd, chdir, pushd and popd: absolute targets, ones
+// relative to the directory or its drive's root, and the directory stack.
+func (p *parser) cmdChdir(cmd *Command, sc *scope, cs *cmdState) {
+	n := strings.ToLower(cmd.Args[0].Value)
+	switch n {
+	case "popd":
+		if k := len(cs.stack); k > 0 {
+			sc.dir, sc.dirKnown = cs.stack[k-1].dir, cs.stack[k-1].known
+			cs.stack = cs.stack[:k-1]
 		} else {
 			sc.dirKnown = false
 		}
+		return
+	case "cd", "chdir", "pushd":
+	default:
+		return
 	}
-	p.finish(cmd, sc, fr)
-	return cmd
+	var parts []string
+	dyn := false
+	for _, a := range cmd.Args[1:] {
+		if !a.Dynamic && strings.EqualFold(a.Value, "/d") {
+			continue
+		}
+		parts = append(parts, a.Value)
+		dyn = dyn || a.Dynamic
+	}
+	if len(parts) == 0 {
+		return // cd alone prints the directory
+	}
+	if n == "pushd" {
+		cs.stack = append(cs.stack, cmdDir{sc.dir, sc.dirKnown})
+	}
+	// cd takes the rest of the line as the path, spaces and all.
+	t := strings.ReplaceAll(strings.Trim(strings.Join(parts, " "), `"`), `\`, "/")
+	switch {
+	case dyn || strings.HasPrefix(t, "//"):
+		sc.dirKnown = false
+	case len(t) >= 2 && t[1] == ':' && (len(t) == 2 || t[2] != '/'):
+		// C: alone, or C:rel: the drive's own current directory.
+		sc.dirKnown = false
+	case len(t) >= 2 && t[1] == ':':
+		sc.dir, sc.dirKnown = path.Clean(t), true
+	case strings.HasPrefix(t, "/"):
+		if sc.dirKnown && len(sc.dir) >= 2 && sc.dir[1] == ':' {
+			sc.dir = path.Clean(sc.dir[:2] + t)
+		} else {
+			sc.dirKnown = false
+		}
+	case sc.dirKnown:
+		sc.dir = path.Join(sc.dir, t)
+	}
 }
 
 // cmdInternal are cmd.exe's built-in commands, whose names end at a

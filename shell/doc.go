@@ -60,7 +60,13 @@
 //   - PowerShell (pwsh/powershell -Command, -EncodedCommand, a script on
 //     stdin; [IO.File]:: methods judged as the matching cmdlets) and
 //     cmd.exe (cmd /c, rd/s/q, for … do) command lines, with a small
-//     tokenizer of their own.
+//     tokenizer of their own; cd, cd /d, pushd/popd, Set-Location and
+//     Push-Location/Pop-Location tracked (also to drive paths in bash),
+//     cmd's set NAME=… seen by later %NAME% and !NAME!, and PowerShell
+//     path expressions folded ($env:X + '…', "$(…)", Join-Path,
+//     [Environment]::GetFolderPath, [IO.Path]::Combine,
+//     (Get-PSReadLineOption).HistorySavePath); strings joined only from
+//     literals ('s'+'udo') stay run-time values.
 //
 // The package knows the shell languages and their builtins. What it knows
 // of other programs (the command a wrapper runs, the code an option

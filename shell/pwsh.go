@@ -38,6 +38,10 @@ type psLexer struct {
 	toks []psTok
 	// aliases are the ones the code defines (Set-Alias x Remove-Item).
 	aliases map[string]string
+	// stack is Push-Location's.
+	stack []cmdDir
+	// valDepth bounds psValue's recursion through nested lexers.
+	valDepth int
 }
 
 // psScript parses and walks PowerShell code; it reports whether the code
@@ -268,24 +272,27 @@ func (lx *psLexer) word() (psTok, bool) {
 			good = good && ok
 			tn := lx.inner(inner)
 			taint |= tn | exprTaint(src[start:lx.i])
-			sb.WriteString(src[start:lx.i])
-			dyn = true
 			if first {
 				t.expr = true
 			}
 			// A method call on the group: (…).DownloadString('…').
 			for lx.i < len(src) && (src[lx.i] == '.' || isPSIdent(src[lx.i])) {
-				sb.WriteByte(src[lx.i])
 				lx.i++
 				if lx.i < len(src) && src[lx.i] == '(' {
-					ms := lx.i
 					inner, ok := lx.group('(', ')')
 					good = good && ok
 					taint |= lx.inner(inner)
-					sb.WriteString(src[ms:lx.i])
 				}
 			}
-			taint |= exprTaint(sb.String())
+			text := src[start:lx.i]
+			taint |= exprTaint(text)
+			// A path the expression can only mean one way is that path.
+			if v, ok := lx.psValue(text); ok && taint == 0 && !literalConcat(text) {
+				sb.WriteString(v)
+			} else {
+				sb.WriteString(text)
+				dyn = true
+			}
 		case c == '{' || c == '@' && lx.i+1 < len(src) && src[lx.i+1] == '{':
 			start := lx.i
 			hash := c == '@'
@@ -333,8 +340,12 @@ func (lx *psLexer) word() (psTok, bool) {
 			}
 			lx.dotNetFile(text, taint|exprTaint(text))
 			taint |= exprTaint(text)
-			sb.WriteString(text)
-			dyn = true
+			if v, ok := lx.psValue(text); ok && taint == 0 && !literalConcat(text) {
+				sb.WriteString(v)
+			} else {
+				sb.WriteString(text)
+				dyn = true
+			}
 			t.expr = true
 		case c == '@' && first && lx.i+1 < len(src) && (isPSIdent(src[lx.i+1]) && src[lx.i+1] != '-'):
 			// @params: splatting, arguments only known at run time.
@@ -509,8 +520,12 @@ func (lx *psLexer) dquoted(sb *strings.Builder) (bool, Taint, bool) {
 			lx.i++
 			inner, _ := lx.group('(', ')')
 			taint |= lx.inner(inner)
-			sb.WriteString(src[start:lx.i])
-			dyn = true
+			if v, ok := lx.psValue(src[start:lx.i]); ok && taint == 0 && !literalConcat(src[start:lx.i]) {
+				sb.WriteString(v)
+			} else {
+				sb.WriteString(src[start:lx.i])
+				dyn = true
+			}
 		case c == '$':
 			v, ok, tn := lx.variable()
 			taint |= tn
@@ -604,8 +619,8 @@ func (lx *psLexer) statement(toks []psTok) Taint {
 	if len(toks) >= 2 && toks[0].kind == psWord && strings.HasPrefix(toks[0].w.Value, "$") && toks[1].kind == psWord && (toks[1].w.Value == "=" || toks[1].w.Value == "+=") {
 		name := strings.ToLower(strings.TrimPrefix(strings.Trim(toks[0].w.Value, "${}"), "$"))
 		rhs := toks[2:]
-		if len(rhs) == 1 && rhs[0].kind == psWord && rhs[0].quote && !rhs[0].w.Dynamic {
-			lx.vars[name] = rhs[0].w
+		if v, ok := psConcat(rhs); ok {
+			lx.vars[name] = v
 			return 0
 		}
 		t := lx.pipeline(rhs)
@@ -616,6 +631,31 @@ func (lx *psLexer) statement(toks []psTok) Taint {
 		return t
 	}
 	return lx.pipeline(toks)
+}
+
+// psConcat is the value of an assignment's right side made of strings
+// and expressions known statically, joined by +.
+func psConcat(rhs []psTok) (Word, bool) {
+	var sb strings.Builder
+	for i, tk := range rhs {
+		if tk.kind != psWord {
+			return Word{}, false
+		}
+		if i%2 == 1 {
+			if tk.w.Value != "+" || tk.quote {
+				return Word{}, false
+			}
+			continue
+		}
+		if !(tk.quote || tk.expr) || tk.w.Dynamic || tk.block || tk.w.Taint != 0 {
+			return Word{}, false
+		}
+		sb.WriteString(tk.w.Value)
+	}
+	if len(rhs)%2 == 0 {
+		return Word{}, false
+	}
+	return Static(sb.String()), true
 }
 
 func (lx *psLexer) pipeline(toks []psTok) Taint {
@@ -723,10 +763,18 @@ func (lx *psLexer) changeDir(cmd *Command) {
 	switch PSCmdlet(cmd.Args[0].Value) {
 	case "set-location", "push-location", "sl", "chdir", "cd", "pushd":
 	case "pop-location", "popd":
-		lx.sc.dirKnown = false
+		if k := len(lx.stack); k > 0 {
+			lx.sc.dir, lx.sc.dirKnown = lx.stack[k-1].dir, lx.stack[k-1].known
+			lx.stack = lx.stack[:k-1]
+		} else {
+			lx.sc.dirKnown = false
+		}
 		return
 	default:
 		return
+	}
+	if n := PSCmdlet(cmd.Args[0].Value); n == "push-location" || n == "pushd" {
+		lx.stack = append(lx.stack, cmdDir{lx.sc.dir, lx.sc.dirKnown})
 	}
 	var target *Word
 	args := cmd.Args
@@ -768,7 +816,12 @@ func (lx *psLexer) changeDir(cmd *Command) {
 				return
 			}
 			lx.sc.dir, lx.sc.dirKnown = path.Join(lx.p.opts.Home, t[1:]), true
-		case strings.HasPrefix(t, "/") || len(t) >= 2 && t[1] == ':':
+		case len(t) >= 3 && t[1] == ':' && t[2] == '/':
+			lx.sc.dir, lx.sc.dirKnown = path.Clean(t), true
+		case strings.HasPrefix(t, "/") && lx.sc.dirKnown && len(lx.sc.dir) >= 2 && lx.sc.dir[1] == ':':
+			// \Users\me: the root of the current directory's drive.
+			lx.sc.dir = path.Clean(lx.sc.dir[:2] + t)
+		case strings.HasPrefix(t, "/"):
 			lx.sc.dir, lx.sc.dirKnown = path.Clean(t), true
 		case strings.Contains(t, ":"):
 			// A provider path (HKCU:, Env:) or a drive-relative one.
@@ -931,12 +984,9 @@ func (lx *psLexer) dotNetFile(text string, taint Taint) {
 			break
 		}
 		a = strings.TrimSpace(a)
-		switch {
-		case len(a) >= 2 && a[0] == '\'' && a[len(a)-1] == '\'':
-			args = append(args, Static(a[1:len(a)-1]))
-		case len(a) >= 2 && a[0] == '"' && a[len(a)-1] == '"' && !strings.ContainsAny(a, "$`"):
-			args = append(args, Static(a[1:len(a)-1]))
-		default:
+		if v, ok := lx.psValue(a); ok {
+			args = append(args, lx.p.winPathWord(Static(v)))
+		} else {
 			args = append(args, Word{Value: a, Dynamic: true})
 		}
 	}

@@ -680,6 +680,10 @@ func (e *env) readsSensitive(c *shell.Command, cand string) (string, bool) {
 	p, ok := e.resolve(c, shell.Static(cand))
 	if !ok {
 		if cand[0] != '~' && !path.IsAbs(cand) && !isWinAbs(cand) {
+			if c.Dialect != shell.Sh || e.platform == "windows" {
+				// cmd.exe and PowerShell separate with \ too.
+				cand = strings.ReplaceAll(cand, `\`, "/")
+			}
 			return e.tailSensitive(cand)
 		}
 		return "", false

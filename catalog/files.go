@@ -487,6 +487,9 @@ func Reads(c *shell.Command) []shell.Word {
 
 // TreeReads are the directories whose whole tree a command reads.
 func TreeReads(c *shell.Command) []shell.Word {
+	if c.Dialect == shell.Cmd {
+		return cmdTreeReads(c)
+	}
 	if t := tools[c.Name()]; t != nil && t.TreeReads != nil && c.Dialect == shell.Sh {
 		return t.TreeReads(c)
 	}

@@ -167,3 +167,30 @@ func hasWordFold(args []shell.Word, set ...string) bool {
 	}
 	return false
 }
+
+// cmdTreeReads are the directories whose whole tree a cmd.exe command
+// reads: xcopy /s or /e and robocopy copy a tree's contents (their
+// source), findstr /s searches the files below its operands.
+func cmdTreeReads(c *shell.Command) []shell.Word {
+	var ops []shell.Word
+	for _, a := range c.Args[1:] {
+		if a.Dynamic || !strings.HasPrefix(a.Value, "/") {
+			ops = append(ops, a)
+		}
+	}
+	switch strings.ToLower(c.Name()) {
+	case "xcopy":
+		if shell.WinFlag(c.Args, "s", "e") && len(ops) > 0 {
+			return ops[:1]
+		}
+	case "robocopy":
+		if len(ops) > 0 {
+			return ops[:1]
+		}
+	case "findstr":
+		if shell.WinFlag(c.Args, "s") && len(ops) > 1 {
+			return ops[1:]
+		}
+	}
+	return nil
+}

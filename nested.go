@@ -295,9 +295,10 @@ func (p *pipeline) handDown(sp *sandbox.Policy, cmd *sandbox.Command) (*nestedSe
 		cmd.Env = append(cmd.Env, nestedEnv+"="+nestedUnsupported+p.backend.Name())
 		return nil, nil
 	}
-	rec := p.record()
-	p.id = rec.ID
-	return p.startNested(sp, cmd, rec)
+	// The record's id is handed down now; the rest of what an inner run
+	// is told is put together only if one asks (most commands start none).
+	p.id = audit.NewID()
+	return p.startNested(sp, cmd)
 }
 
 // adjustPolicy applies what the request adds to the sandbox policy: the

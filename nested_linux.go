@@ -20,10 +20,13 @@ import (
 
 // nestedServer is the outer run's end of the channel (see nested.go).
 type nestedServer struct {
-	dir    string
-	ln     *net.UnixListener
-	answer []byte
-	log    recorder
+	dir string
+	ln  *net.UnixListener
+	log recorder
+	// prepare fills answer (nil if it could not be encoded: the inner run
+	// is then refused) and fp, once, on the first connection.
+	prepare func()
+	answer  []byte
 
 	parent  string
 	sandbox audit.Sandbox
@@ -43,7 +46,7 @@ type nestedServer struct {
 // its sandbox, when the sandbox has a PID namespace of its own (bwrap): a
 // socket in a private directory shown read-only inside, named by
 // $SAFEEXEC_NESTED.
-func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command, rec *audit.Record) (*nestedServer, error) {
+func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command) (*nestedServer, error) {
 	if p.backend == nil || p.backend.Name() != "bwrap" {
 		return nil, nil
 	}
@@ -59,27 +62,32 @@ func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command, rec *au
 	}
 	// Inside, the policy is seen from within: the private temporary
 	// directory and safeexec's tool cache are writable there too.
-	inside := *p.req.Policy
+	pol := p.req.Policy
+	inside := *pol
 	inside.AllowWrite = slices.Clone(inside.AllowWrite)
 	for _, d := range []string{"/tmp", sp.CacheDir} {
 		if d != "" && !slices.Contains(inside.AllowWrite, d) {
 			inside.AllowWrite = append(inside.AllowWrite, d)
 		}
 	}
-	answer, err := json.Marshal(nestedAnswer{
-		Policy: &inside, Backend: p.out.Sandbox.Backend, Mode: p.req.Policy.Mode, Level: p.out.Sandbox.Level,
-		Parent: rec.ID, ReadDirs: p.req.ReadDirs, ReadOnly: p.req.ReadOnly,
-	})
-	if err != nil {
-		ln.Close()
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("nested channel: %w", err)
+	ans := nestedAnswer{
+		Policy: &inside, Backend: p.out.Sandbox.Backend, Mode: pol.Mode, Level: p.out.Sandbox.Level,
+		Parent: p.id, ReadDirs: slices.Clone(p.req.ReadDirs), ReadOnly: p.req.ReadOnly,
 	}
 	s := &nestedServer{
-		dir: dir, ln: ln, answer: append(answer, '\n'), log: p.log,
-		parent: rec.ID, sandbox: rec.Sandbox, fp: rec.PolicyFP, secrets: p.secrets, started: p.start,
+		dir: dir, ln: ln, log: p.log,
+		parent: p.id, sandbox: p.recordSandbox(), secrets: p.secrets, started: p.start,
 		notef: p.req.notef, conns: map[net.Conn]bool{},
 	}
+	// What an inner run is told, and the fingerprint its record carries,
+	// are put together when the first one connects: most commands start
+	// none, and the encoding would cost every run.
+	s.prepare = sync.OnceFunc(func() {
+		if b, err := json.Marshal(ans); err == nil {
+			s.answer = append(b, '\n')
+		}
+		s.fp = pol.Fingerprint()
+	})
 	sp.ReadOnlyRoots = append(sp.ReadOnlyRoots, dir)
 	cmd.Env = append(cmd.Env, nestedEnv+"="+sock)
 	s.wg.Add(1)
@@ -130,7 +138,10 @@ func (s *nestedServer) serve(conn net.Conn) {
 		var reply []byte
 		switch req.Op {
 		case "hello":
-			reply = s.answer
+			s.prepare()
+			if reply = s.answer; reply == nil {
+				return
+			}
 		case "record":
 			rep := nestedReply{OK: true}
 			if err := s.append(req.Record); err != nil {
@@ -232,6 +243,7 @@ func detectOuter(sock string) (*Outer, error) {
 // run writes: the outer run vouches for where it ran (its sandbox, its
 // policy, its user) and marks it as nested; the rest is as reported.
 func (s *nestedServer) nestedRecord(raw []byte) (*audit.Record, error) {
+	s.prepare()
 	var rec audit.Record
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, fmt.Errorf("not a record: %v", err)

@@ -5,7 +5,6 @@ package safeexec
 import (
 	"errors"
 
-	"github.com/safeexec/safeexec/audit"
 	"github.com/safeexec/safeexec/sandbox"
 )
 
@@ -14,7 +13,7 @@ import (
 // down and a safeexec inside a sandbox starts its own as usual.
 type nestedServer struct{}
 
-func (p *pipeline) startNested(*sandbox.Policy, *sandbox.Command, *audit.Record) (*nestedServer, error) {
+func (p *pipeline) startNested(*sandbox.Policy, *sandbox.Command) (*nestedServer, error) {
 	return nil, nil
 }
 

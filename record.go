@@ -62,7 +62,17 @@ func (p *pipeline) recordBase() *audit.Record {
 	}
 	rec.Decision = string(out.Decision)
 	rec.ApprovedBy = out.ApprovedBy
-	rec.Sandbox = audit.Sandbox{
+	rec.Sandbox = p.recordSandbox()
+	rec.PolicyFP = pol.Fingerprint()
+	rec.EnvStripped = p.stripped
+	rec.Redact(p.secrets)
+	return rec
+}
+
+// recordSandbox is the record's account of the sandbox the command runs in.
+func (p *pipeline) recordSandbox() audit.Sandbox {
+	pol, out := p.req.Policy, &p.out
+	sb := audit.Sandbox{
 		Backend: out.Sandbox.Backend,
 		Mode:    pol.Mode,
 		Level:   out.Sandbox.Level,
@@ -71,13 +81,10 @@ func (p *pipeline) recordBase() *audit.Record {
 		// good will is said in every record, not only by doctor.
 		Unenforced: out.Sandbox.Unenforced,
 	}
-	if rec.Sandbox.Backend == "" && p.backend != nil {
-		rec.Sandbox.Backend = p.backend.Name()
+	if sb.Backend == "" && p.backend != nil {
+		sb.Backend = p.backend.Name()
 	}
-	rec.PolicyFP = pol.Fingerprint()
-	rec.EnvStripped = p.stripped
-	rec.Redact(p.secrets)
-	return rec
+	return sb
 }
 
 // record is the whole record at once: for a decision made without a run,

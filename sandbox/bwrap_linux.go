@@ -266,17 +266,15 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	// Descriptors, numbered as bwrap sees them: status (bwrap writes),
 	// seccomp (bwrap reads), sync (held by the sandbox's init: EOF when
 	// the sandbox is gone; only the cgroup's watchdog needs it), block
-	// (bwrap waits on it before starting the command, so limits can be
-	// set first).
+	// (bwrap waits on it before starting the command: the watches on the
+	// roots and the limits are set up while bwrap builds the sandbox).
 	next := 3 + len(c.ExtraFiles)
 	nextFD := func() int { next++; return next - 1 }
 	fds := bwrapFDs{Status: nextFD(), Seccomp: nextFD()}
 	if cgroup != "" {
 		fds.Sync = nextFD()
 	}
-	if p.Limits != (Limits{}) {
-		fds.Block = nextFD()
-	}
+	fds.Block = nextFD()
 	host := &bwrapHost{UID: os.Getuid(), GID: os.Getgid(), FS: osHostFS{}}
 	// As root, the sandbox can run in a network namespace made here, where
 	// the proxy listens directly: no bridge process inside (a terminal
@@ -298,14 +296,11 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox bwrap: %w", err)
 	}
-	sweep := newGitSweep(p, ctl, started)
-	configs := snapConfigs(ctl.Configs)
 
 	var parentEnds, childEnds []*os.File
 	fail := func(err error) (Process, error) {
 		closeAll(parentEnds...)
 		closeAll(childEnds...)
-		sweep.abort()
 		return nil, err
 	}
 	pipe := func(what string) (r, w *os.File, err error) {
@@ -331,7 +326,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err != nil {
 		return fail(fmt.Errorf("sandbox bwrap: write seccomp filter: %w", err))
 	}
-	var syncR, blockW *os.File
+	var syncR *os.File
 	if fds.Sync > 0 {
 		r, w, err := pipe("sync")
 		if err != nil {
@@ -340,20 +335,15 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 		syncR = r
 		parentEnds, childEnds = append(parentEnds, r), append(childEnds, w)
 	}
-	if fds.Block > 0 {
-		r, w, err := pipe("block")
-		if err != nil {
-			return fail(err)
-		}
-		blockW = w
-		parentEnds, childEnds = append(parentEnds, w), append(childEnds, r)
+	blockR, blockW, err := pipe("block")
+	if err != nil {
+		return fail(err)
 	}
+	parentEnds, childEnds = append(parentEnds, blockW), append(childEnds, blockR)
 
 	// bwrap must not get the terminal's SIGINT: it would die and take the
 	// sandbox with it before the command's handler ran. safeexec forwards
 	// signals through Signal instead (Setpgid).
-	// Watched before the command can start.
-	protect := watchProtected(plan.Protected)
 	var child *forkedChild
 	start := func() (err error) {
 		child, err = forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
@@ -377,9 +367,15 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	closeAll(childEnds...)
 	childEnds = nil
 	if err != nil {
-		protect.touched()
 		return fail(err)
 	}
+	// bwrap builds the sandbox now and then waits on the block
+	// descriptor; until it is written the command cannot start. Meanwhile:
+	// the watch for git directories made below the roots, the submodules'
+	// configs as they are, the protected files' directories.
+	sweep := newGitSweep(p, ctl, started)
+	configs := snapConfigs(ctl.Configs)
+	protect := watchProtected(plan.Protected)
 	proc := &bwrapProcess{child: child, status: statusR, dec: json.NewDecoder(bufio.NewReader(statusR)), protect: protect,
 		watch: plan.Watch, stderr: c.Stderr, argv0: c.Argv[0], pidfd: -1, release: release,
 		sweep: sweep, gitLinks: ctl.Links, gitConfigs: configs}
@@ -391,7 +387,8 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {
 		// bwrap exited before creating the sandbox: namespaces refused,
 		// a mount that failed, a bad option. Its message is on stderr.
-		closeAll(blockW)
+		proc.Kill()
+		blockW.Close()
 		st, _ := proc.Wait()
 		if b.probe != nil {
 			b.probe.forget()
@@ -403,7 +400,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if fd, err := unix.PidfdOpen(proc.childPID, 0); err == nil {
 		proc.pidfd = fd
 	}
-	if blockW != nil {
+	if p.Limits != (Limits{}) {
 		err := applyLimits(proc.childPID, p.Limits)
 		if err == nil && cgroup != "" {
 			if err = pidsCgroup(cgroup, proc.childPID, p.Limits.Processes); err == nil {
@@ -411,14 +408,20 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 			}
 		}
 		if err != nil {
-			blockW.Close()
+			// Killed before the block is lifted: the command never runs.
 			proc.Kill()
+			blockW.Close()
 			proc.Wait()
 			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
-		// Let the sandbox go on to start the command.
-		blockW.Write([]byte{1})
-		blockW.Close()
+	}
+	// Let the sandbox go on to start the command.
+	_, err = blockW.Write([]byte{1})
+	blockW.Close()
+	if err != nil {
+		proc.Kill()
+		proc.Wait()
+		return nil, fmt.Errorf("sandbox bwrap: start the command: %w", err)
 	}
 	return proc, nil
 }

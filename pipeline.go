@@ -123,6 +123,22 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		return &p.out, err
 	}
 
+	// Catch the signals before the command exists: one that arrives while
+	// it starts is delivered once it runs, instead of killing safeexec.
+	// Catching costs a round trip to the runtime's signal thread (up to a
+	// millisecond): begun now, it overlaps the sandbox's set-up, and it is
+	// complete before the command is started.
+	sigc := make(chan os.Signal, 8)
+	caught := make(chan struct{})
+	go func() {
+		signal.Notify(sigc, forwarded...)
+		close(caught)
+	}()
+	defer func() {
+		<-caught
+		signal.Stop(sigc)
+	}()
+
 	sp := p.sandboxPolicy()
 	p.adjustPolicy(sp)
 	if sandboxed && req.Outer == nil && !req.ReadOnly {
@@ -163,11 +179,6 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		hostTTY = saveTerminals(cmd.Stdin, cmd.Stdout, cmd.Stderr)
 	}
 
-	// Catch the signals before the command exists: one that arrives while
-	// it starts is delivered once it runs, instead of killing safeexec.
-	sigc := make(chan os.Signal, 8)
-	signal.Notify(sigc, forwarded...)
-	defer signal.Stop(sigc)
 	nested, err := p.handDown(sp, cmd)
 	if err != nil {
 		p.out.ExitCode = ExitCodeError
@@ -175,6 +186,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		return &p.out, err
 	}
 	defer nested.close()
+	<-caught
 	proc, err := be.Start(sp, cmd)
 	if err != nil {
 		if tty != nil {

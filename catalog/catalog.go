@@ -37,6 +37,11 @@ var families = []map[string]*Tool{
 }
 
 func init() {
+	n := 0
+	for _, fam := range families {
+		n += len(fam)
+	}
+	tools = make(map[string]*Tool, n)
 	for _, fam := range families {
 		for name, t := range fam {
 			if tools[name] != nil {

@@ -123,7 +123,9 @@ func newFanWatch(dirs []string) (*fanWatch, error) {
 // read drains the queue until stop sets a deadline.
 func (fw *fanWatch) read() {
 	defer close(fw.done)
-	buf := make([]byte, 64<<10)
+	bp := getEventBuf()
+	defer putEventBuf(bp)
+	buf := *bp
 	for {
 		n, err := fw.file.Read(buf)
 		if n > 0 {
@@ -141,7 +143,9 @@ func (fw *fanWatch) read() {
 func (fw *fanWatch) stop() {
 	fw.file.SetReadDeadline(time.Now())
 	<-fw.done
-	buf := make([]byte, 64<<10)
+	bp := getEventBuf()
+	defer putEventBuf(bp)
+	buf := *bp
 	for {
 		n, err := unix.Read(fw.fd, buf)
 		if n > 0 {

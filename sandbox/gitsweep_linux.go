@@ -299,7 +299,9 @@ func (s *gitSweep) list(root string) {
 		s.uncheck(root, "could not be opened: "+err.Error())
 		return
 	}
-	buf := make([]byte, 64<<10)
+	bp := getEventBuf()
+	defer putEventBuf(bp)
+	buf := *bp
 	stack := []item{{dfd, root, 0}}
 	stopped := false
 	for len(stack) > 0 {

@@ -66,7 +66,9 @@ func (w *protectWatch) touched() []string {
 	defer unix.Close(w.fd)
 	var out []string
 	seen := map[string]bool{}
-	buf := make([]byte, 64<<10)
+	bp := getEventBuf()
+	defer putEventBuf(bp)
+	buf := *bp
 	for {
 		n, err := unix.Read(w.fd, buf)
 		if err == unix.EINTR {

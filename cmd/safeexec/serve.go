@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -63,6 +64,10 @@ func (e *env) serveAction(c *cli.Context) error {
 	if _, err := e.loadPolicy(c); err != nil {
 		return err
 	}
+	// A long-lived server whose live heap is a few megabytes: collecting
+	// after every 4x growth instead of 2x halves the collector's share of
+	// each command's cost, for a few megabytes more.
+	debug.SetGCPercent(400)
 	self, _ := os.Executable()
 	srv := serve.New(serve.Options{
 		Policy:       load,

@@ -30,7 +30,11 @@ func (p *pipeline) finish() {
 func (p *pipeline) prepare() {
 	c := make(chan *audit.Record, 1)
 	p.prepared = c
-	go func() { c <- p.recordBase() }()
+	go func() {
+		rec := p.recordBase()
+		audit.Warm(rec)
+		c <- rec
+	}()
 }
 
 // recordBase is the record without the outcome: nothing in it changes

@@ -82,6 +82,15 @@ func (l *Log) Close() error {
 	return err
 }
 
+// Warm encodes r and throws the result away: the first record a process
+// encodes pays for building the encoder (reflection over the record's
+// types) and for the redaction patterns its text calls for. A run warms
+// up while its command runs, so that appending its record after the
+// command ends costs little.
+func Warm(r *Record) {
+	encodeLine(r)
+}
+
 // encodeLine renders a redacted, bounded copy of r followed by a newline.
 func encodeLine(r *Record) ([]byte, error) {
 	c := r.clone()

@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/safeexec/safeexec/shell"
 )
@@ -63,7 +65,15 @@ type credentials struct {
 	names     []namePattern
 	multiName bool
 	fold      bool
+	// holds remembers dirHolds' answers (directory → bool), which depend
+	// only on what the list was prepared from (credKey); holdsN counts
+	// its entries, to bound it.
+	holds  sync.Map
+	holdsN atomic.Int32
 }
+
+// maxHoldsCache bounds the directories credentials.holds remembers.
+const maxHoldsCache = 256
 
 type namePattern struct {
 	entry string   // as configured: **/.env
@@ -87,11 +97,19 @@ type credEntry struct {
 var credCache atomic.Pointer[credEntry]
 
 func (k credKey) same(o credKey) bool {
-	if k.home != o.home || k.platform != o.platform || len(k.list) != len(o.list) {
+	return k.home == o.home && k.platform == o.platform && sameStrings(k.list, o.list)
+}
+
+// sameStrings reports whether two lists hold the same strings. A key
+// keeps a copy of the caller's list, whose strings share their bytes with
+// the caller's: those compare by address, without reading the bytes.
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for i := range k.list {
-		if k.list[i] != o.list[i] {
+	for i := range a {
+		x, y := a[i], b[i]
+		if len(x) != len(y) || unsafe.StringData(x) != unsafe.StringData(y) && x != y {
 			return false
 		}
 	}
@@ -707,7 +725,17 @@ func (e *env) dirHolds(dir string) bool {
 	}
 	holds := strings.HasPrefix(dir, "/proc/") || strings.HasPrefix(dir, "/dev/fd/")
 	if !holds {
-		_, holds = e.holdsSensitive(&shell.Command{}, dir)
+		// The answer depends only on the prepared credential list (its
+		// entries, the home, the platform): it is kept with the list.
+		cr := e.cred
+		if v, ok := cr.holds.Load(dir); ok {
+			holds = v.(bool)
+		} else {
+			_, holds = e.holdsSensitive(&shell.Command{}, dir)
+			if cr.holdsN.Add(1) <= maxHoldsCache {
+				cr.holds.Store(dir, holds)
+			}
+		}
 	}
 	e.lastDir, e.lastDirHolds, e.lastDirSet = dir, holds, true
 	return holds

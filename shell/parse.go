@@ -97,10 +97,19 @@ type parser struct {
 	// complex counts the places where analysis gave up as too complex
 	// (each, even when its issue is already reported).
 	complex int
+	// top and topShared back the first scope of a Parse call (newScope),
+	// and topFrame its first frame: one allocation with the parser.
+	top       scope
+	topShared shared
+	topFrame  frame
 }
 
+// parserPool recycles the analysis state of finished Parse calls (the
+// mvdan parser with its buffers, the walker's own fields). A parser taken
+// from it is in its zero state but for the mvdan parser, which resets
+// itself on every Parse.
 var parserPool = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+	return &parser{sp: syntax.NewParser(syntax.Variant(syntax.LangBash))}
 }}
 
 // Parse analyses a shell script. It never fails: problems are reported as
@@ -130,7 +139,8 @@ func Parse(src string, opts Options) (prog *Program) {
 	case PowerShell, Cmd:
 		// A script for PowerShell or cmd.exe is read as the code those
 		// shells run after -Command or /c, at the top level.
-		fr := &frame{origin: Top, src: src, depth: -1}
+		fr := &p.topFrame
+		*fr = frame{origin: Top, src: src, depth: -1}
 		if opts.Dialect == PowerShell {
 			p.psScript(src, Top, nil, sc, fr)
 		} else {
@@ -147,7 +157,8 @@ func Parse(src string, opts Options) (prog *Program) {
 			return p.prog
 		}
 	}
-	fr := &frame{origin: Top, src: src}
+	fr := &p.topFrame
+	*fr = frame{origin: Top, src: src}
 	if err == nil {
 		if inner, name := p.agentShape(f, src); inner != nil {
 			p.prog.Wrapper = name
@@ -193,7 +204,8 @@ func ParseArgv(argv []string, opts Options) (prog *Program) {
 		return p.prog
 	}
 	sc := p.newScope()
-	fr := &frame{origin: Top}
+	fr := &p.topFrame
+	*fr = frame{origin: Top}
 	args := make([]Word, len(argv))
 	for i, a := range argv {
 		args[i] = Static(a)
@@ -204,17 +216,38 @@ func ParseArgv(argv []string, opts Options) (prog *Program) {
 }
 
 func newParser(opts Options) *parser {
-	if opts.Cwd != "" && !winAbs(opts.Cwd) {
+	if opts.Cwd != "" && !winAbs(opts.Cwd) && !cleanPath(opts.Cwd) {
 		opts.Cwd = path.Clean(opts.Cwd)
 	}
-	return &parser{opts: opts, prog: &Program{}, sp: parserPool.Get().(*syntax.Parser)}
+	p := parserPool.Get().(*parser)
+	p.opts, p.prog = opts, &Program{}
+	return p
 }
 
+// release returns the parser to the pool, cleared: nothing of this call
+// (options, program, variables, functions) can reach the next one.
 func (p *parser) release() {
-	if p.sp != nil {
-		parserPool.Put(p.sp)
-		p.sp = nil
+	sp := p.sp
+	*p = parser{sp: sp}
+	parserPool.Put(p)
+}
+
+// cleanPath reports whether an absolute slash path is already in the
+// form path.Clean returns (a cheap test that saves the copy).
+func cleanPath(s string) bool {
+	if s == "" || s[0] != '/' || len(s) > 1 && s[len(s)-1] == '/' {
+		return false
 	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '/' {
+			continue
+		}
+		rest := s[i+1:]
+		if strings.HasPrefix(rest, "/") || rest == "." || rest == ".." || strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) issue(k IssueKind, o Origin, detail string) {
@@ -316,11 +349,11 @@ func (fr *frame) text(n syntax.Node) string {
 type scope struct {
 	vars     map[string]varVal
 	dir      string
-	dirKnown bool
 	pos      []Word // $1…; nil with posKnown false means unknown
-	posKnown bool
 	arg0     Word
 	shared   *shared
+	dirKnown bool
+	posKnown bool
 	// cow says vars is shared with clones until written (copy on write).
 	cow bool
 }
@@ -395,7 +428,14 @@ type varVal struct {
 }
 
 func (p *parser) newScope() *scope {
-	sc := &scope{shared: &shared{}}
+	var sc *scope
+	if p.top.shared == nil {
+		// The first scope of the call lives in the parser itself.
+		p.top = scope{shared: &p.topShared}
+		sc = &p.top
+	} else {
+		sc = &scope{shared: &shared{}}
+	}
 	if p.opts.Cwd != "" && (path.IsAbs(p.opts.Cwd) || winAbs(p.opts.Cwd)) {
 		sc.dir, sc.dirKnown = strings.ReplaceAll(p.opts.Cwd, `\`, "/"), true
 	}

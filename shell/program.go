@@ -114,8 +114,6 @@ type Word struct {
 	// Value is the argument as the command will see it when Dynamic is
 	// false. When Dynamic is true it is the source text, for display.
 	Value string
-	// Dynamic is set when part of the value is only known at run time.
-	Dynamic bool
 	// Prefix is the statically known beginning of the value (all of it
 	// when not Dynamic).
 	Prefix string
@@ -123,21 +121,23 @@ type Word struct {
 	// after its last part known only at run time ("/.ssh/id_rsa" of
 	// "$(getent passwd x | cut -d: -f6)/.ssh/id_rsa").
 	Suffix string
-	// Glob is set when the word holds unquoted pattern characters that
-	// the shell would expand into file names.
-	Glob bool
-	// Taint says where (part of) the value came from.
-	Taint Taint
 	// Content is the text a process substitution word (<(…)) would
 	// provide when it could be decided statically; ContentKnown says so.
-	Content      string
-	ContentKnown bool
-	// Proc is set for a process substitution word.
-	Proc bool
+	Content string
 	// Output is set when the whole word is what one simple command
 	// prints, known only at run time: "$(brew shellenv)", `cmd`,
 	// <(kubectl completion bash). It is that command.
 	Output *Command
+	// Dynamic is set when part of the value is only known at run time.
+	Dynamic bool
+	// Glob is set when the word holds unquoted pattern characters that
+	// the shell would expand into file names.
+	Glob bool
+	// Taint says where (part of) the value came from.
+	Taint        Taint
+	ContentKnown bool
+	// Proc is set for a process substitution word.
+	Proc bool
 }
 
 // Static returns a non-dynamic word.
@@ -226,12 +226,12 @@ type Input struct {
 	// Text is the input when it could be decided statically (TextKnown).
 	Text      string
 	TextKnown bool
+	// Taint is where the input data comes from.
+	Taint Taint
 	// Path is the file for InputFile.
 	Path Word
 	// Upstream are the commands before this one in its pipeline.
 	Upstream []*Command
-	// Taint is where the input data comes from.
-	Taint Taint
 }
 
 // Wrapper is a transparent command that was peeled off, with its own

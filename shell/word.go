@@ -19,6 +19,10 @@ const maxBraces = 256
 // Anything not decidable statically yields a dynamic word.
 func (p *parser) fieldsOf(words []*syntax.Word, sc *scope, fr *frame) []Word {
 	var out []Word
+	if len(words) > 0 {
+		// Most words are one field each.
+		out = make([]Word, 0, len(words))
+	}
 	for _, w := range words {
 		if !p.step() {
 			return out

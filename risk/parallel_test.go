@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 )
@@ -17,6 +18,38 @@ func TestConcurrent(t *testing.T) {
 			for i := g; i < len(cases); i += 4 {
 				if err := cases[i].check(cases[i].run()); err != nil {
 					t.Errorf("%s:%d: %v", cases[i].file, cases[i].line, err)
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+}
+
+// TestInterleaved classifies the corpus sequentially, then again from
+// several goroutines at once, each in its own order, so that different
+// commands in different contexts (platforms, homes, credential lists,
+// projects) are classified side by side: every verdict must be the
+// sequential one in full. Pooled and cached state (the walker's, the
+// prepared credential lists) must never carry one command's state into
+// another's verdict. Run with -race.
+func TestInterleaved(t *testing.T) {
+	cases := loadCorpus(t)
+	want := make([]Verdict, len(cases))
+	for i, c := range cases {
+		want[i] = c.run()
+	}
+	const workers = 4
+	var wg sync.WaitGroup
+	for g := 0; g < workers; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			// Each worker walks the corpus with its own stride and start.
+			stride := []int{1, 7, 13, 31}[g]
+			for k := 0; k < len(cases); k++ {
+				i := (g*len(cases)/workers + k*stride) % len(cases)
+				if got := cases[i].run(); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("%s:%d: %s\n\tconcurrent: %+v\n\tsequential: %+v", cases[i].file, cases[i].line, cases[i].cmd, got, want[i])
 				}
 			}
 		}(g)

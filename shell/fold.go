@@ -341,8 +341,12 @@ func foldPrintf(args []string) (string, bool) {
 		}
 	}
 	var sb strings.Builder
+	// A Config of this call's own: with nil, Format uses one shared by
+	// every caller (its buffer too), which concurrent classifications
+	// would write at once.
+	cfg := &expand.Config{}
 	for i := 0; ; i++ {
-		s, n, err := expand.Format(nil, format, rest)
+		s, n, err := expand.Format(cfg, format, rest)
 		if err != nil {
 			return "", false
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/safeexec/safeexec/catalog"
 	"github.com/safeexec/safeexec/shell"
@@ -14,23 +15,31 @@ import (
 // ClassifyScript judges a shell script (safeexec -c SCRIPT, safeexec
 // SCRIPT). c may be nil: the zero Context, judged as if no sandbox were
 // active.
-func ClassifyScript(script string, c *Context) Verdict {
+func ClassifyScript(script string, c *Context) (v Verdict) {
 	if c == nil {
 		c = &Context{}
 	}
-	e := newEnv(c)
-	return classify(shell.Parse(script, e.shellOptions()), e)
+	r := newRun(c)
+	shell.ParseScoped(script, r.env.shellOptions(), func(prog *shell.Program) {
+		v = r.classify(prog)
+	})
+	r.release()
+	return v
 }
 
 // ClassifyArgv judges an argv run directly (safeexec -- CMD ARG…): argv[0]
 // is the command and its words are not parsed by a shell, but a shell or
 // wrapper it starts (bash -c '…', env, sudo) is followed as usual.
-func ClassifyArgv(argv []string, c *Context) Verdict {
+func ClassifyArgv(argv []string, c *Context) (v Verdict) {
 	if c == nil {
 		c = &Context{}
 	}
-	e := newEnv(c)
-	return classify(shell.ParseArgv(argv, e.shellOptions()), e)
+	r := newRun(c)
+	shell.ParseArgvScoped(argv, r.env.shellOptions(), func(prog *shell.Program) {
+		v = r.classify(prog)
+	})
+	r.release()
+	return v
 }
 
 // Classify judges an analysed program.
@@ -41,8 +50,44 @@ func Classify(prog *shell.Program, c *Context) Verdict {
 	return classify(prog, newEnv(c))
 }
 
-func classify(prog *shell.Program, e *env) (v Verdict) {
-	j := &judge{env: e}
+func classify(prog *shell.Program, e *env) Verdict {
+	return (&judge{env: e}).classify(prog)
+}
+
+// run is the state of one classification, taken from a pool: the
+// prepared context and the judge. Nothing of it outlives the call but
+// the verdict, which holds no memory of the run.
+type run struct {
+	env   env
+	judge judge
+}
+
+var runPool = sync.Pool{New: func() any { return new(run) }}
+
+func newRun(c *Context) *run {
+	r := runPool.Get().(*run)
+	r.env.init(c)
+	r.judge.env = &r.env
+	return r
+}
+
+// release clears the run and returns it to the pool. The table of
+// reasons already seen is kept, emptied, when it is small.
+func (r *run) release() {
+	seen := r.judge.seen
+	*r = run{}
+	if len(seen) <= 64 {
+		clear(seen)
+		r.judge.seen = seen
+	}
+	runPool.Put(r)
+}
+
+func (r *run) classify(prog *shell.Program) Verdict {
+	return r.judge.classify(prog)
+}
+
+func (j *judge) classify(prog *shell.Program) (v Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
 			j.hit(nil, ruleParseError, "internal error while classifying: %v", r)

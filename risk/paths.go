@@ -66,7 +66,14 @@ type env struct {
 }
 
 func newEnv(c *Context) *env {
-	e := &env{c: c, platform: c.Platform}
+	e := new(env)
+	e.init(c)
+	return e
+}
+
+// init prepares e, a zero env, for c.
+func (e *env) init(c *Context) {
+	e.c, e.platform = c, c.Platform
 	if e.platform == "" {
 		e.platform = runtime.GOOS
 	}
@@ -88,7 +95,6 @@ func newEnv(c *Context) *env {
 	e.cred = e.credentialsFor(c.SensitivePaths)
 	e.protAbs, e.protRel = e.protectedFor(c.ProtectedPaths)
 	e.system = systemDirs[e.platformKey()]
-	return e
 }
 
 // protEntry is a prepared deny_write list: absolute entries expanded,

@@ -102,7 +102,22 @@ type parser struct {
 	top       scope
 	topShared shared
 	topFrame  frame
+	// scoped is set for ParseScoped and ParseArgvScoped, whose program
+	// lives only until their caller's function returns: its commands and
+	// their words are then taken from cmds and words, memory that later
+	// scoped calls reuse (cleared when the parser is released).
+	scoped     bool
+	cmds       []Command
+	words      []Word
+	scopedProg Program
 }
+
+// Sizes of the memory a parser keeps for scoped programs; a program that
+// needs more gets it from the heap.
+const (
+	scopedCommands = 16
+	scopedWords    = 96
+)
 
 // parserPool recycles the analysis state of finished Parse calls (the
 // mvdan parser with its buffers, the walker's own fields). A parser taken
@@ -114,39 +129,68 @@ var parserPool = sync.Pool{New: func() any {
 
 // Parse analyses a shell script. It never fails: problems are reported as
 // Program.Issues, and whatever could be analysed is in Program.Commands.
-func Parse(src string, opts Options) (prog *Program) {
+func Parse(src string, opts Options) *Program {
 	p := newParser(opts)
 	defer p.release()
-	defer func() {
-		if r := recover(); r != nil {
-			p.prog.Issues = append(p.prog.Issues, Issue{Kind: ParseError, Detail: fmt.Sprintf("internal error while parsing: %v", r)})
-		}
-		prog = p.prog
-	}()
+	p.script(src)
+	return p.prog
+}
+
+// ParseScoped is Parse for a caller that is done with the program when
+// use returns: the program, its commands and their words must not be
+// kept past that (their memory is reused by later calls), which saves
+// allocating them.
+func ParseScoped(src string, opts Options, use func(*Program)) {
+	p := newScopedParser(opts)
+	p.script(src)
+	use(p.prog)
+	// Not deferred: after a panic in use the parser is dropped, never
+	// reused.
+	p.release()
+}
+
+// ParseArgvScoped is ParseArgv with the lifetime of ParseScoped.
+func ParseArgvScoped(argv []string, opts Options, use func(*Program)) {
+	p := newScopedParser(opts)
+	p.argv(argv)
+	use(p.prog)
+	p.release()
+}
+
+// recovered turns a panic of the analysis into a parse error: whatever
+// was found before it is kept, and the program is never judged safe.
+func (p *parser) recovered() {
+	if r := recover(); r != nil {
+		p.prog.Issues = append(p.prog.Issues, Issue{Kind: ParseError, Detail: fmt.Sprintf("internal error while parsing: %v", r)})
+	}
+}
+
+func (p *parser) script(src string) {
+	defer p.recovered()
 	if len(src) > MaxScript {
 		p.issue(TooComplex, Top, fmt.Sprintf("script is %d bytes, more than the %d analysed", len(src), MaxScript))
-		return p.prog
+		return
 	}
 	if d := nestingDepth(src); d > MaxNesting {
 		p.issue(TooComplex, Top, fmt.Sprintf("script nests %d levels deep, more than the %d analysed", d, MaxNesting))
-		return p.prog
+		return
 	}
 	if len(src) > LargeScript {
 		p.issue(TooComplex, Top, fmt.Sprintf("script is %d bytes: larger than %d bytes is never judged safe", len(src), LargeScript))
 	}
 	sc := p.newScope()
-	switch opts.Dialect {
+	switch p.opts.Dialect {
 	case PowerShell, Cmd:
 		// A script for PowerShell or cmd.exe is read as the code those
 		// shells run after -Command or /c, at the top level.
 		fr := &p.topFrame
 		*fr = frame{origin: Top, src: src, depth: -1}
-		if opts.Dialect == PowerShell {
+		if p.opts.Dialect == PowerShell {
 			p.psScript(src, Top, nil, sc, fr)
 		} else {
 			p.cmdScript(src, Top, nil, sc, fr)
 		}
-		return p.prog
+		return
 	}
 	f, err := p.parseSh(src, Top)
 	if err != nil {
@@ -154,7 +198,7 @@ func Parse(src string, opts Options) (prog *Program) {
 		// judged by the commands before the error.
 		p.parseError(err, Top)
 		if f == nil {
-			return p.prog
+			return
 		}
 	}
 	fr := &p.topFrame
@@ -172,64 +216,104 @@ func Parse(src string, opts Options) (prog *Program) {
 			} else if inner.err != nil {
 				p.parseError(inner.err, Eval)
 			}
-			return p.prog
+			return
 		}
 	}
 	p.walkStmts(f.Stmts, sc, fr)
 	p.uncalledFuncs(sc)
-	return p.prog
 }
 
 // ParseArgv analyses an argv that is executed directly (no shell parses
 // the words). Wrappers are unwrapped and nested code (bash -c …) is
 // parsed as for Parse.
-func ParseArgv(argv []string, opts Options) (prog *Program) {
+func ParseArgv(argv []string, opts Options) *Program {
 	p := newParser(opts)
 	defer p.release()
-	defer func() {
-		if r := recover(); r != nil {
-			p.prog.Issues = append(p.prog.Issues, Issue{Kind: ParseError, Detail: fmt.Sprintf("internal error while parsing: %v", r)})
-		}
-		prog = p.prog
-	}()
+	p.argv(argv)
+	return p.prog
+}
+
+func (p *parser) argv(argv []string) {
+	defer p.recovered()
 	total := 0
 	for _, a := range argv {
 		total += len(a)
 	}
 	if total > MaxScript {
 		p.issue(TooComplex, Top, fmt.Sprintf("arguments are %d bytes, more than the %d analysed", total, MaxScript))
-		return p.prog
+		return
 	}
 	if len(argv) == 0 {
-		return p.prog
+		return
 	}
 	sc := p.newScope()
 	fr := &p.topFrame
 	*fr = frame{origin: Top}
-	args := make([]Word, len(argv))
+	args := p.wordSlice(len(argv))[:len(argv)]
 	for i, a := range argv {
 		args[i] = Static(a)
 	}
-	cmd := &Command{Args: args, Dir: sc.dir, DirKnown: sc.dirKnown}
+	cmd := p.newCommand()
+	*cmd = Command{Args: args, Dir: sc.dir, DirKnown: sc.dirKnown}
 	p.finish(cmd, sc, fr)
-	return p.prog
 }
 
 func newParser(opts Options) *parser {
+	p := pooledParser(opts)
+	p.prog = &Program{}
+	return p
+}
+
+// pooledParser takes a parser from the pool for opts; it has no program.
+func pooledParser(opts Options) *parser {
 	if opts.Cwd != "" && !winAbs(opts.Cwd) && !cleanPath(opts.Cwd) {
 		opts.Cwd = path.Clean(opts.Cwd)
 	}
 	p := parserPool.Get().(*parser)
-	p.opts, p.prog = opts, &Program{}
+	p.opts = opts
+	return p
+}
+
+func newScopedParser(opts Options) *parser {
+	p := pooledParser(opts)
+	p.scoped, p.prog = true, &p.scopedProg
+	if p.cmds == nil {
+		p.cmds, p.words = make([]Command, 0, scopedCommands), make([]Word, 0, scopedWords)
+	}
 	return p
 }
 
 // release returns the parser to the pool, cleared: nothing of this call
-// (options, program, variables, functions) can reach the next one.
+// (options, program, commands, words, variables, functions) can reach
+// the next one.
 func (p *parser) release() {
-	sp := p.sp
-	*p = parser{sp: sp}
+	sp, cmds, words := p.sp, p.cmds, p.words
+	clear(cmds)
+	clear(words)
+	*p = parser{sp: sp, cmds: cmds[:0], words: words[:0]}
 	parserPool.Put(p)
+}
+
+// newCommand returns a zero Command: from the parser's own memory for a
+// scoped program, else from the heap.
+func (p *parser) newCommand() *Command {
+	if p.scoped && len(p.cmds) < cap(p.cmds) {
+		p.cmds = p.cmds[:len(p.cmds)+1]
+		return &p.cmds[len(p.cmds)-1]
+	}
+	return new(Command)
+}
+
+// wordSlice returns an empty slice with room for n words (a scoped
+// program's from the parser's own memory, capped so that appending past
+// n never reaches another slice's words).
+func (p *parser) wordSlice(n int) []Word {
+	if p.scoped && len(p.words)+n <= cap(p.words) {
+		i := len(p.words)
+		p.words = p.words[:i+n]
+		return p.words[i : i : i+n]
+	}
+	return make([]Word, 0, n)
 }
 
 // cleanPath reports whether an absolute slash path is already in the
@@ -875,7 +959,8 @@ func (p *parser) walkCall(ce *syntax.CallExpr, st *syntax.Stmt, sc *scope, fr *f
 		}
 		return nil
 	}
-	cmd := &Command{Args: args, Redirs: redirs, Dir: sc.dir, DirKnown: sc.dirKnown, Source: fr.text(st)}
+	cmd := p.newCommand()
+	*cmd = Command{Args: args, Redirs: redirs, Dir: sc.dir, DirKnown: sc.dirKnown, Source: fr.text(st)}
 	if stdin != nil {
 		cmd.Stdin = *stdin
 	}

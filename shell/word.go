@@ -21,7 +21,7 @@ func (p *parser) fieldsOf(words []*syntax.Word, sc *scope, fr *frame) []Word {
 	var out []Word
 	if len(words) > 0 {
 		// Most words are one field each.
-		out = make([]Word, 0, len(words))
+		out = p.wordSlice(len(words))
 	}
 	for _, w := range words {
 		if !p.step() {

@@ -75,11 +75,14 @@ func newRun(c *Context) *run {
 // reasons already seen is kept, emptied, when it is small.
 func (r *run) release() {
 	seen := r.judge.seen
+	readScript, writable := r.env.readScriptFn, r.env.writableFn
 	*r = run{}
 	if len(seen) <= 64 {
 		clear(seen)
 		r.judge.seen = seen
 	}
+	// The method values are bound to r.env, which the next run reuses.
+	r.env.readScriptFn, r.env.writableFn = readScript, writable
 	runPool.Put(r)
 }
 
@@ -102,15 +105,24 @@ func (e *env) shellOptions() shell.Options {
 	o := shell.Options{Home: e.home, Cwd: e.cwd, Env: e.c.Env, FoldNames: e.fold || e.platformKey() == "windows",
 		Tools: catalog.Tools, Vars: catalog.Vars, Programs: knownProgram, Dialect: e.c.Dialect}
 	if e.c.ReadScript != nil {
-		o.ReadScript = e.readScript
+		if e.readScriptFn == nil {
+			e.readScriptFn = e.readScript
+		}
+		o.ReadScript = e.readScriptFn
 	}
 	if len(e.roots) > 0 {
-		o.Writable = func(p string) bool {
-			_, ok := e.inRoot(p)
-			return ok
+		if e.writableFn == nil {
+			e.writableFn = e.writable
 		}
+		o.Writable = e.writableFn
 	}
 	return o
+}
+
+// writable reports whether p lies in a writable root.
+func (e *env) writable(p string) bool {
+	_, ok := e.inRoot(p)
+	return ok
 }
 
 // maxScriptRead is the largest local script the classifier reads.

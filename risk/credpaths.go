@@ -102,14 +102,24 @@ func (k credKey) same(o credKey) bool {
 
 // sameStrings reports whether two lists hold the same strings. A key
 // keeps a copy of the caller's list, whose strings share their bytes with
-// the caller's: those compare by address, without reading the bytes.
+// the caller's: when the two lists' string headers (address and length of
+// each string) are the same memory contents, so are the strings, and
+// that is one block comparison. Otherwise the strings are compared.
 func sameStrings(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	if len(a) == 0 {
+		return true
+	}
+	n := len(a) * int(unsafe.Sizeof(""))
+	ha := unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(a))), n)
+	hb := unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	if ha == hb {
+		return true
+	}
 	for i := range a {
-		x, y := a[i], b[i]
-		if len(x) != len(y) || unsafe.StringData(x) != unsafe.StringData(y) && x != y {
+		if a[i] != b[i] {
 			return false
 		}
 	}

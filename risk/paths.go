@@ -63,6 +63,11 @@ type env struct {
 	// holds a credential path (dirHolds).
 	lastDir                  string
 	lastDirHolds, lastDirSet bool
+	// readScriptFn and writableFn are e.readScript and e.writable, made
+	// once for the shell options (a pooled run keeps them: they are
+	// bound to the env, not to a context).
+	readScriptFn func(string) ([]byte, error)
+	writableFn   func(string) bool
 }
 
 func newEnv(c *Context) *env {

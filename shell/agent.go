@@ -99,7 +99,11 @@ func (p *parser) claudeShape(st *syntax.Stmt, src string) *agentInner {
 	if st.Background || st.Negated || len(st.Redirs) > 0 {
 		return nil
 	}
-	links := flatten(st, 0, nil)
+	if _, ok := st.Cmd.(*syntax.BinaryCmd); !ok {
+		return nil // one command: no wrapper
+	}
+	var buf [8]link
+	links := flatten(st, 0, buf[:0])
 	n := len(links)
 	if n < 3 {
 		return nil

@@ -435,6 +435,9 @@ func OutputOptions(c *shell.Command) []shell.Word {
 	var out []shell.Word
 	spec := Args(c.Name())
 	for _, l := range outputLong {
+		if !mayName(args, l) {
+			continue
+		}
 		for _, w := range spec.Values(args, "", l, 4) {
 			if w.Dynamic || w.Value != "-" {
 				out = append(out, w)
@@ -442,6 +445,28 @@ func OutputOptions(c *shell.Command) []shell.Word {
 		}
 	}
 	return out
+}
+
+// mayName reports whether a word of args could be the long option l as a
+// program reads it: --NAME or --NAME=… where NAME is l, an abbreviation
+// of it, or --no- before one of those. Where none is, ArgSpec.Values finds
+// no value of l whatever the spec, and need not be asked.
+func mayName(args []shell.Word, l string) bool {
+	for _, a := range args[1:] {
+		known := a.Value
+		if a.Dynamic {
+			known = a.Prefix
+		}
+		name, ok := strings.CutPrefix(known, "--")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, "=")
+		if strings.HasPrefix(l, name) || strings.HasPrefix(name, "no-") && strings.HasPrefix(l, name[3:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // Targets lists what a command writes, creates, deletes or changes by

@@ -251,6 +251,9 @@ func (a Arg) matches(short string, long []string) bool {
 // options in long is given (options in words only partly known count
 // when their known part shows them; --no-NAME does not).
 func (s *ArgSpec) Has(args []Word, short string, long ...string) bool {
+	if !mayHave(args, short, long) {
+		return false
+	}
 	found := false
 	s.scan(args, 1, query{short: short, long: long}, func(a Arg) bool {
 		if a.matches(short, long) && (!a.Partial || !a.Long) && !a.Negated {
@@ -264,6 +267,9 @@ func (s *ArgSpec) Has(args []Word, short string, long ...string) bool {
 // Set reports whether an option is on at the end of the command line:
 // given (by any of its spellings) and not turned off by a later --no-NAME.
 func (s *ArgSpec) Set(args []Word, short string, long ...string) bool {
+	if !mayHave(args, short, long) {
+		return false
+	}
 	on := false
 	s.scan(args, 1, query{short: short, long: long}, func(a Arg) bool {
 		if a.matches(short, long) && (!a.Partial || !a.Long) {
@@ -294,6 +300,9 @@ func (s *ArgSpec) Values(args []Word, short, long string, max int) []Word {
 	if long != "" {
 		q.long = []string{long}
 	}
+	if !mayHave(args, short, q.long) {
+		return nil
+	}
 	s.scan(args, 1, q, func(a Arg) bool {
 		if a.HasValue && a.matches(short, q.long) {
 			out = append(out, a.Value)
@@ -305,6 +314,10 @@ func (s *ArgSpec) Values(args []Word, short, long string, max int) []Word {
 
 // Operands returns the words that are not options or their values.
 func (s *ArgSpec) Operands(args []Word) []Word {
+	if len(args) > 1 && !anyOption(args) {
+		// No word reads as an option: all are operands.
+		return append([]Word(nil), args[1:]...)
+	}
 	var out []Word
 	s.scan(args, 1, query{}, func(a Arg) bool {
 		if a.Operand {
@@ -313,6 +326,52 @@ func (s *ArgSpec) Operands(args []Word) []Word {
 		return true
 	})
 	return out
+}
+
+// mayHave reports whether a word of args could be read as one of the
+// one-letter options in short or the long options in long, whatever the
+// spec: a word of a cluster (-xyz) holding the letter, or --NAME[=…]
+// where NAME is a long name, an abbreviation of one, or --no- before one
+// of those. It is false only when no spec could find the option, so the
+// callers skip reading the words then.
+func mayHave(args []Word, short string, long []string) bool {
+	for i := 1; i < len(args); i++ {
+		known := args[i].Value
+		if args[i].Dynamic {
+			known = args[i].Prefix
+		}
+		if len(known) < 2 || known[0] != '-' {
+			continue
+		}
+		if known[1] != '-' {
+			if strings.ContainsAny(known[1:], short) {
+				return true
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(known[2:], "=")
+		for _, l := range long {
+			if strings.HasPrefix(l, name) || strings.HasPrefix(name, "no-") && strings.HasPrefix(l, name[3:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyOption reports whether a word of args (after the name) starts like
+// an option (- and more, -- included).
+func anyOption(args []Word) bool {
+	for i := 1; i < len(args); i++ {
+		known := args[i].Value
+		if args[i].Dynamic {
+			known = args[i].Prefix
+		}
+		if len(known) >= 2 && known[0] == '-' {
+			return true
+		}
+	}
+	return false
 }
 
 // Skip returns the index of the command that a program running one

@@ -172,7 +172,15 @@ func (p *parser) tool(name string) *Tool {
 	if p.opts.Tools == nil || name == "" {
 		return nil
 	}
-	return p.opts.Tools(name)
+	// A command's tool is asked for several times in a row (to follow
+	// it, for what it writes, whether it fetches or decodes): the last
+	// answer is kept. Options.Tools answers by the name alone.
+	if p.toolKnown && p.toolName == name {
+		return p.toolLast
+	}
+	t := p.opts.Tools(name)
+	p.toolName, p.toolLast, p.toolKnown = name, t, true
+	return t
 }
 
 // follow applies a command's Tool: its code options and its follower. It

@@ -97,6 +97,11 @@ type parser struct {
 	// complex counts the places where analysis gave up as too complex
 	// (each, even when its issue is already reported).
 	complex int
+	// toolName, toolLast: the last program tool looked up, and its Tool
+	// (toolKnown says there is one).
+	toolName  string
+	toolLast  *Tool
+	toolKnown bool
 	// top and topShared back the first scope of a Parse call (newScope),
 	// and topFrame its first frame: one allocation with the parser.
 	top       scope

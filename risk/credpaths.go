@@ -60,6 +60,10 @@ type credentials struct {
 	// relList are the same in the configured order (for findings that
 	// name one of several).
 	relList []string
+	// holdsRel maps each entry of relList (lower case where names fold)
+	// and each directory above one to the index of the first entry it
+	// is or holds.
+	holdsRel map[string]int
 	// names are the name patterns; multiName says one has more than one
 	// component (**/secrets/*.json).
 	names     []namePattern
@@ -167,6 +171,20 @@ func (e *env) credentialsFor(list []string) *credentials {
 	}
 	for _, s := range builtinSecrets[e.platformKey()] {
 		add(s)
+	}
+	cr.holdsRel = make(map[string]int)
+	for i, orig := range cr.relList {
+		k := orig
+		if cr.fold {
+			k = strings.ToLower(k)
+		}
+		for j := 0; j <= len(k); j++ {
+			if j == len(k) || k[j] == '/' {
+				if _, seen := cr.holdsRel[k[:j]]; !seen {
+					cr.holdsRel[k[:j]] = i
+				}
+			}
+		}
 	}
 	credCache.Store(&credEntry{key: credKey{list: append([]string(nil), list...), home: key.home, platform: key.platform}, cred: cr})
 	return cr
@@ -511,14 +529,9 @@ func (e *env) holdsHome(p string) (string, bool) {
 		if cr.fold {
 			r = strings.ToLower(r)
 		}
-		for _, orig := range cr.relList {
-			k := orig
-			if cr.fold {
-				k = strings.ToLower(k)
-			}
-			if under(k, r) {
-				return home + "/" + orig, true
-			}
+		// The first entry that is r or lies under it.
+		if i, ok := cr.holdsRel[r]; ok {
+			return home + "/" + cr.relList[i], true
 		}
 		return "", false
 	}

@@ -55,7 +55,10 @@ type env struct {
 	cred     *credentials
 	protAbs  []string
 	protRel  []string
-	system   []string
+	// protRelIdx maps each entry of protRel (in lower case where names
+	// fold) to its indexes there, in order.
+	protRelIdx map[string][]int
+	system     []string
 	// fold is set where file names are case-insensitive (macOS):
 	// /ETC/hosts is /etc/hosts there.
 	fold bool
@@ -98,7 +101,7 @@ func (e *env) init(c *Context) {
 	// classifier has none of its own, so it can never disagree with what
 	// the sandbox masks (credpaths.go matches it).
 	e.cred = e.credentialsFor(c.SensitivePaths)
-	e.protAbs, e.protRel = e.protectedFor(c.ProtectedPaths)
+	e.protAbs, e.protRel, e.protRelIdx = e.protectedFor(c.ProtectedPaths)
 	e.system = systemDirs[e.platformKey()]
 }
 
@@ -107,15 +110,16 @@ func (e *env) init(c *Context) {
 type protEntry struct {
 	key              credKey
 	protAbs, protRel []string
+	relIdx           map[string][]int
 }
 
 // protCache keeps the last prepared list, as credCache does.
 var protCache atomic.Pointer[protEntry]
 
-func (e *env) protectedFor(list []string) (abs, rel []string) {
+func (e *env) protectedFor(list []string) (abs, rel []string, relIdx map[string][]int) {
 	key := credKey{list: list, home: e.home, platform: e.platformKey()}
 	if pe := protCache.Load(); pe != nil && pe.key.same(key) {
-		return pe.protAbs[:len(pe.protAbs):len(pe.protAbs)], pe.protRel[:len(pe.protRel):len(pe.protRel)]
+		return pe.protAbs[:len(pe.protAbs):len(pe.protAbs)], pe.protRel[:len(pe.protRel):len(pe.protRel)], pe.relIdx
 	}
 	for _, p := range list {
 		if strings.HasPrefix(p, "~") || path.IsAbs(p) || isWinAbs(p) {
@@ -126,9 +130,17 @@ func (e *env) protectedFor(list []string) (abs, rel []string) {
 			rel = append(rel, path.Clean(p))
 		}
 	}
+	relIdx = make(map[string][]int, len(rel))
+	for i, r := range rel {
+		k := r
+		if e.fold {
+			k = strings.ToLower(k)
+		}
+		relIdx[k] = append(relIdx[k], i)
+	}
 	key.list = append([]string(nil), list...)
-	protCache.Store(&protEntry{key: key, protAbs: abs, protRel: rel})
-	return abs, rel
+	protCache.Store(&protEntry{key: key, protAbs: abs, protRel: rel, relIdx: relIdx})
+	return abs, rel, relIdx
 }
 
 // within is under, case-insensitively where file names are.
@@ -267,12 +279,7 @@ func (e *env) isProtected(p string) (string, bool) {
 			return "", false
 		}
 		rest := strings.TrimPrefix(p[len(r):], "/")
-		for _, rel := range e.protRel {
-			if e.within(rest, rel) {
-				return rel, true
-			}
-		}
-		return "", false
+		return e.protectedRel(rest)
 	}
 	for _, r := range e.roots {
 		if rel, ok := check(r); ok {
@@ -283,6 +290,34 @@ func (e *env) isProtected(p string) (string, bool) {
 		return check(e.cwd)
 	}
 	return "", false
+}
+
+// protectedRel returns the first entry of protRel (in its order) that rest,
+// a path relative to a writable root, is or lies under (e.within): the
+// entries rest can be are its leading components, looked up.
+func (e *env) protectedRel(rest string) (string, bool) {
+	q := rest
+	if e.fold {
+		q = strings.ToLower(rest)
+	}
+	best := -1
+	for i := 0; i <= len(q); i++ {
+		if i < len(q) && q[i] != '/' {
+			continue
+		}
+		for _, k := range e.protRelIdx[q[:i]] {
+			// Folded, within also asks that rest be no shorter than the
+			// entry as written.
+			if rel := e.protRel[k]; (best < 0 || k < best) && (under(rest, rel) || e.fold && len(rest) >= len(rel)) {
+				best = k
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return e.protRel[best], true
 }
 
 // writeKind classifies an absolute path that a command writes to.

@@ -482,14 +482,23 @@ func Targets(c *shell.Command) []shell.Word {
 	var out []shell.Word
 	if t := tools[c.Name()]; t != nil {
 		if t.Writes != nil {
-			out = append(out, t.Writes(c).Files...)
+			out = join(out, t.Writes(c).Files)
 		}
 		if t.Targets != nil {
-			out = append(out, t.Targets(c)...)
+			out = join(out, t.Targets(c))
 		}
 	}
-	out = append(out, OutputOptions(c)...)
-	return append(out, installTargets(c)...)
+	out = join(out, OutputOptions(c))
+	return join(out, installTargets(c))
+}
+
+// join appends more to out; an empty out is more itself, clipped so that
+// appending to the result never writes into more's array.
+func join(out, more []shell.Word) []shell.Word {
+	if len(out) == 0 {
+		return slices.Clip(more)
+	}
+	return append(out, more...)
 }
 
 // HomeWrites are the files under the home directory a command changes

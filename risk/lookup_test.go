@@ -88,3 +88,41 @@ func TestHoldsHomeLookup(t *testing.T) {
 		}
 	}
 }
+
+// pathCandidates cuts a word at = : , by hand; this is the cut it
+// replaces (strings.FieldsFunc over runes).
+func TestPathCandidatesCut(t *testing.T) {
+	ref := func(v string) []string {
+		if v == "" || strings.Contains(v, "://") || len(v) > 4096 {
+			return nil
+		}
+		if strings.HasPrefix(v, "-") && !strings.ContainsAny(v, "=:") {
+			return nil
+		}
+		var out []string
+		if !strings.HasPrefix(v, "-") && (!strings.ContainsAny(v, " \n") || spacedPath(v)) {
+			out = append(out, v)
+		}
+		if strings.ContainsAny(v, "=:,") {
+			for _, piece := range strings.FieldsFunc(v, func(r rune) bool { return r == '=' || r == ':' || r == ',' }) {
+				if piece != v && (strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~") || strings.HasPrefix(piece, ".")) && !strings.ContainsAny(piece, " \n") {
+					out = append(out, piece)
+				}
+			}
+		}
+		return out
+	}
+	alphabet := []string{"=", ":", ",", "/", "~", ".", "a", "-", " ", "\n", "é", "\xff", "//"}
+	rng := rand.New(rand.NewSource(3))
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(10); k > 0; k-- {
+			sb.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		v := sb.String()
+		got, want := pathCandidates(v, nil), ref(v)
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") || len(got) != len(want) {
+			t.Fatalf("pathCandidates(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -31,10 +31,13 @@ func (j *judge) paths(c *shell.Command) {
 	if len(c.Args) == 0 {
 		return
 	}
-	for _, w := range catalog.Targets(c) {
-		j.write(c, w, c.Name()+" writes")
-	}
 	name := c.Name()
+	if ts := catalog.Targets(c); len(ts) > 0 {
+		verb := name + " writes"
+		for _, w := range ts {
+			j.write(c, w, verb)
+		}
+	}
 	if j.env.home != "" {
 		for _, rel := range catalog.HomeWrites(c) {
 			j.writePath(c, path.Join(j.env.home, rel), name+" writes")
@@ -88,7 +91,8 @@ func (j *judge) read(c *shell.Command, w shell.Word) {
 		j.dynamicRead(c, w)
 		return
 	}
-	for _, cand := range pathCandidates(w.Value) {
+	var buf [4]string
+	for _, cand := range pathCandidates(w.Value, buf[:0]) {
 		if w.Glob && strings.ContainsAny(cand, "*?[") {
 			if s, ok := j.env.globRead(c, cand); ok {
 				j.hit(c, ruleCredentialPath, "the pattern %s can match %s, a credential path", cand, s)
@@ -122,21 +126,27 @@ func spacedPath(v string) bool {
 }
 
 // pathCandidates splits an argument into the parts that may be paths:
-// the whole word, and pieces after = : , in option values and mounts.
-func pathCandidates(v string) []string {
+// the whole word, and pieces after = : , in option values and mounts. It
+// appends them to out.
+func pathCandidates(v string, out []string) []string {
 	if v == "" || strings.Contains(v, "://") || len(v) > 4096 {
-		return nil
+		return out
 	}
 	if strings.HasPrefix(v, "-") && !strings.ContainsAny(v, "=:") {
-		return nil
+		return out
 	}
-	var out []string
 	if !strings.HasPrefix(v, "-") && (!strings.ContainsAny(v, " \n") || spacedPath(v)) {
 		out = append(out, v)
 	}
 	if strings.ContainsAny(v, "=:,") {
-		for _, piece := range strings.FieldsFunc(v, func(r rune) bool { return r == '=' || r == ':' || r == ',' }) {
-			if piece != v && (strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~") || strings.HasPrefix(piece, ".")) && !strings.ContainsAny(piece, " \n") {
+		// The non-empty pieces between the separators (all ASCII).
+		for start, i := 0, 0; i <= len(v); i++ {
+			if i < len(v) && v[i] != '=' && v[i] != ':' && v[i] != ',' {
+				continue
+			}
+			piece := v[start:i]
+			start = i + 1
+			if piece != "" && piece != v && (strings.HasPrefix(piece, "/") || strings.HasPrefix(piece, "~") || strings.HasPrefix(piece, ".")) && !strings.ContainsAny(piece, " \n") {
 				out = append(out, piece)
 			}
 		}

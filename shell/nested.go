@@ -96,7 +96,8 @@ func (p *parser) shellRun(cmd *Command, sc *scope, fr *frame) {
 // childScope is the state a new shell process starts with: exported
 // variables and the command's own assignments.
 func (p *parser) childScope(sc *scope, cmd *Command) *scope {
-	child := &scope{shared: sc.shared, dir: cmd.Dir, dirKnown: cmd.DirKnown, arg0: dynWord("$0")}
+	child := sc.shared.newScope()
+	*child = scope{shared: sc.shared, dir: cmd.Dir, dirKnown: cmd.DirKnown, arg0: dynWord("$0")}
 	for k, v := range sc.vars {
 		if v.exported {
 			child.setVar(k, v)

@@ -114,6 +114,7 @@ type parser struct {
 	scoped     bool
 	cmds       []Command
 	words      []Word
+	scopes     []scope
 	scopedProg Program
 }
 
@@ -122,6 +123,7 @@ type parser struct {
 const (
 	scopedCommands = 16
 	scopedWords    = 96
+	scopedScopes   = 16
 )
 
 // parserPool recycles the analysis state of finished Parse calls (the
@@ -284,6 +286,7 @@ func newScopedParser(opts Options) *parser {
 	p.scoped, p.prog = true, &p.scopedProg
 	if p.cmds == nil {
 		p.cmds, p.words = make([]Command, 0, scopedCommands), make([]Word, 0, scopedWords)
+		p.scopes = make([]scope, 0, scopedScopes)
 	}
 	return p
 }
@@ -292,10 +295,11 @@ func newScopedParser(opts Options) *parser {
 // (options, program, commands, words, variables, functions) can reach
 // the next one.
 func (p *parser) release() {
-	sp, cmds, words := p.sp, p.cmds, p.words
+	sp, cmds, words, scopes := p.sp, p.cmds, p.words, p.scopes
 	clear(cmds)
 	clear(words)
-	*p = parser{sp: sp, cmds: cmds[:0], words: words[:0]}
+	clear(scopes)
+	*p = parser{sp: sp, cmds: cmds[:0], words: words[:0], scopes: scopes[:0]}
 	parserPool.Put(p)
 }
 
@@ -489,6 +493,9 @@ type shared struct {
 	// that count at their creation.
 	writes int
 	venvs  map[string]int
+	// scopes is the parser's memory for the scopes of a scoped program
+	// (nil otherwise).
+	scopes *[]scope
 }
 
 // changedExactly reports whether an earlier command wrote this very file
@@ -522,6 +529,9 @@ func (p *parser) newScope() *scope {
 		// The first scope of the call lives in the parser itself.
 		p.top = scope{shared: &p.topShared}
 		sc = &p.top
+		if p.scoped {
+			p.topShared.scopes = &p.scopes
+		}
 	} else {
 		sc = &scope{shared: &shared{}}
 	}
@@ -535,9 +545,20 @@ func (p *parser) newScope() *scope {
 func (sc *scope) clone() *scope {
 	// Copy on write: the clone shares the variable table until one of
 	// them assigns.
-	c := *sc
+	c := sc.shared.newScope()
+	*c = *sc
 	c.cow, sc.cow = true, true
-	return &c
+	return c
+}
+
+// newScope returns a zero scope: from the parser's own memory for a
+// scoped program, else from the heap.
+func (sh *shared) newScope() *scope {
+	if s := sh.scopes; s != nil && len(*s) < cap(*s) {
+		*s = (*s)[:len(*s)+1]
+		return &(*s)[len(*s)-1]
+	}
+	return new(scope)
 }
 
 // merge folds the state of branches that may or may not have run back

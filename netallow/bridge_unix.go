@@ -49,6 +49,22 @@ func RunBridge(args []string) int {
 			return 125
 		}
 	}
+	// Notify before the child exists, so a signal sent at once is not
+	// lost or fatal to the bridge. Each signal costs a round trip to the
+	// runtime's signal thread: begun now, that overlaps the listeners'
+	// set-up and the look along $PATH, and is complete before the fork.
+	// A signal the bridge was started with ignored (nohup's SIGHUP) stays
+	// ignored, and so the command inherits it ignored too.
+	sigs := make(chan os.Signal, 8)
+	caught := make(chan struct{})
+	go func() {
+		defer close(caught)
+		for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+			if !signal.Ignored(s) {
+				signal.Notify(sigs, s)
+			}
+		}
+	}()
 	env := os.Environ()
 	var httpLn, socksLn net.Listener
 	if cfg.httpSock != "" {
@@ -72,17 +88,6 @@ func RunBridge(args []string) int {
 		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
 		return code
 	}
-	// Notify before the child exists, so a signal sent at once is not
-	// lost or fatal to the bridge.
-	// A signal the bridge was started with ignored (nohup's SIGHUP) stays
-	// ignored, and so the command inherits it ignored too.
-	sigs := make(chan os.Signal, 8)
-	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
-		if !signal.Ignored(s) {
-			signal.Notify(sigs, s)
-		}
-	}
-
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	setDeathSignal(attr)
 	ownPgrp := syscall.Getpgrp()
@@ -95,6 +100,7 @@ func RunBridge(args []string) int {
 		attr.Ctty = 0
 		foreground = true
 	}
+	<-caught
 	// syscall.ForkExec rather than os.StartProcess: the latter first
 	// probes pidfd support by starting a throwaway process, a cost paid
 	// on every run.

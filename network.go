@@ -1,7 +1,6 @@
 package safeexec
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -60,7 +59,7 @@ func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error 
 		// Where bwrap can run in a network namespace made for it (as
 		// root), the proxy listens in there itself and no bridge starts;
 		// the bridge, when it runs, sets these variables to its own ports.
-		sp.Network.Listen = func() error { return listenInside(prx, fwd) }
+		sp.Network.Listen = func(open sandbox.ListenFunc) error { return listenInside(prx, fwd, open) }
 		cmd.Env = netallow.WithProxyEnv(cmd.Env, sandbox.NamespaceHTTPPort, sandbox.NamespaceSOCKSPort)
 		return nil
 	}
@@ -115,14 +114,9 @@ func (n *networkUse) close() {
 	}
 }
 
-// listenInside opens the proxy's listeners on the loopback of the network
-// namespace the calling thread is in (the sandbox's, see
-// sandbox.Network.Listen).
-func listenInside(prx *netallow.Proxy, fwd []netallow.Forward) error {
-	lc := net.ListenConfig{KeepAlive: -1}
-	listen := func(network, host string, port int) (net.Listener, error) {
-		return lc.Listen(context.Background(), network, net.JoinHostPort(host, strconv.Itoa(port)))
-	}
+// listenInside opens the proxy's listeners on the loopback of the
+// sandbox's network namespace with listen (see sandbox.Network.Listen).
+func listenInside(prx *netallow.Proxy, fwd []netallow.Forward, listen sandbox.ListenFunc) error {
 	h, err := listen("tcp4", "127.0.0.1", sandbox.NamespaceHTTPPort)
 	if err != nil {
 		return err

@@ -241,7 +241,7 @@ func bwrapArgs(p *Policy, h *bwrapHost, fds bwrapFDs, argv, env []string) (*bwra
 			args = append(args, "--bind", p.CacheDir, p.CacheDir)
 		}
 	}
-	if p.Network.Enabled && !p.Network.ownNetns {
+	if p.Network.Enabled && !p.Network.ownNetns && !p.Network.joinNetns {
 		if p.Network.ProxyDir == "" || !path.IsAbs(p.Network.ProxyDir) {
 			return nil, fmt.Errorf("bwrap: network enabled but proxy directory %q is not an absolute path", p.Network.ProxyDir)
 		}

@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -228,6 +230,25 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	if p == nil || c == nil || len(c.Argv) == 0 {
 		return nil, errors.New("sandbox bwrap: no policy or empty command")
 	}
+	proc, err := b.start(p, c, true)
+	if errors.Is(err, errJoinNetns) {
+		// The proxy's listeners could not be opened in the sandbox's
+		// network namespace from outside (a kernel or security module that
+		// refuses it): the bridge does it from inside. Nothing ran.
+		proc, err = b.start(p, c, false)
+	}
+	return proc, err
+}
+
+// joinNetnsAlways makes a run by root open the listeners as one without
+// root does, for tests of that path.
+var joinNetnsAlways bool
+
+// errJoinNetns marks a start that failed only because the listeners could
+// not be opened in bwrap's network namespace; Start then uses the bridge.
+var errJoinNetns = errors.New("cannot open listeners in the sandbox's network namespace")
+
+func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, error) {
 	started := coarseNow()
 	// A command that is not there is reported as a shell would, without
 	// starting a sandbox. What exists on the host may still be hidden
@@ -279,9 +300,19 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	// As root, the sandbox can run in a network namespace made here, where
 	// the proxy listens directly: no bridge process inside (a terminal
 	// still needs the bridge as its supervisor).
-	if p.Network.Enabled && p.Network.Listen != nil && !c.Terminal && canMakeNetns() {
+	if p.Network.Enabled && p.Network.Listen != nil && !c.Terminal && canMakeNetns() && !joinNetnsAlways {
 		own := *p
 		own.Network.ownNetns = true
+		own.Network.Bridge = nil
+		p = &own
+	} else if p.Network.Enabled && p.Network.Listen != nil && !c.Terminal && mayJoin && stdinUnshared(c) {
+		// Otherwise the listeners are opened in the namespace bwrap makes,
+		// entered from outside once it exists and before the command
+		// starts (netns_open_linux.go): again no bridge process. Should
+		// that fail, the run starts over with the bridge, so the command's
+		// standard input must not have been read from meanwhile.
+		own := *p
+		own.Network.joinNetns = true
 		own.Network.Bridge = nil
 		p = &own
 	}
@@ -356,7 +387,7 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	release := func() {}
 	if p.Network.ownNetns {
 		release, err = netnsThread(func() error {
-			if err := p.Network.Listen(); err != nil {
+			if err := p.Network.Listen(listenHere); err != nil {
 				return fmt.Errorf("sandbox bwrap: network: %w", err)
 			}
 			return start()
@@ -399,6 +430,20 @@ func (b *bwrapBackend) Start(p *Policy, c *Command) (Process, error) {
 	proc.childPID = *first.ChildPID
 	if fd, err := unix.PidfdOpen(proc.childPID, 0); err == nil {
 		proc.pidfd = fd
+	}
+	if p.Network.joinNetns {
+		op, err := startNSOpener(proc.childPID)
+		if err == nil {
+			err = p.Network.Listen(op.listen)
+			op.close()
+		}
+		if err != nil {
+			// Killed before the block is lifted: the command never runs.
+			proc.Kill()
+			blockW.Close()
+			proc.Wait()
+			return nil, fmt.Errorf("sandbox bwrap: network: %w: %w", err, errJoinNetns)
+		}
 	}
 	if p.Limits != (Limits{}) {
 		err := applyLimits(proc.childPID, p.Limits)
@@ -607,4 +652,21 @@ func (b *bwrapProcess) wait() (Status, error) {
 		return Status{ExitCode: 127, Protected: taken, Unchecked: unchecked}, fmt.Errorf("sandbox bwrap: %s did not start inside the sandbox (see bwrap's message above)", b.argv0)
 	}
 	return Status{ExitCode: ws.ExitStatus(), Protected: taken, Unchecked: unchecked}, nil
+}
+
+// listenHere opens a listener in the calling thread's network namespace.
+func listenHere(network, host string, port int) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	return lc.Listen(context.Background(), network, net.JoinHostPort(host, strconv.Itoa(port)))
+}
+
+// stdinUnshared reports whether starting the sandbox reads nothing from
+// the command's standard input (a file or nothing is handed over as is;
+// anything else is copied once bwrap runs).
+func stdinUnshared(c *Command) bool {
+	if c.Stdin == nil {
+		return true
+	}
+	_, ok := c.Stdin.(*os.File)
+	return ok
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"io"
+	"net"
 	"os"
 )
 
@@ -90,19 +91,25 @@ type Network struct {
 	// network namespace; without the network it may still be set, to
 	// supervise the command's terminal (safeexec __bridge --tty).
 	Bridge []string
-	// Listen, when set, lets a backend that can create the sandbox's
-	// network namespace itself (bwrap run with CAP_SYS_ADMIN, i.e. as
-	// root) skip the bridge: it calls Listen on a thread inside the new
-	// namespace, loopback up, and Listen creates the proxy's listeners
-	// there at NamespaceHTTPPort and NamespaceSOCKSPort; the command's
-	// environment must already name those ports. Backends that cannot do
-	// this use Bridge instead.
-	Listen func() error
+	// Listen, when set, lets a backend that can reach the sandbox's
+	// network namespace skip the bridge: it calls Listen with open, which
+	// opens a listener on the loopback inside that namespace, and Listen
+	// creates the proxy's listeners there at NamespaceHTTPPort and
+	// NamespaceSOCKSPort (and any forwards); the command's environment
+	// must already name those ports. bwrap reaches the namespace as root
+	// by making it itself, and otherwise by entering the one bwrap made
+	// (netns_open_linux.go). Backends that cannot use Bridge instead.
+	Listen func(open ListenFunc) error
 
 	// ownNetns is set by the bwrap backend when it runs the sandbox in a
-	// network namespace it made (Listen), so bwrap must not make another.
-	ownNetns bool
+	// network namespace it made (Listen), so bwrap must not make another;
+	// joinNetns when it opens the listeners in the one bwrap makes.
+	ownNetns, joinNetns bool
 }
+
+// ListenFunc opens a TCP listener on host ("127.0.0.1" or "::1") and port
+// of the sandbox's loopback; network is "tcp4" or "tcp6".
+type ListenFunc func(network, host string, port int) (net.Listener, error)
 
 // The proxy's ports inside a network namespace made for one sandbox (no
 // other program listens there, so fixed ports cannot collide).

@@ -21,9 +21,12 @@
 // distinct refusal is noted once on [Options.Log].
 //
 // Inside bwrap's empty network namespace the command cannot reach the
-// proxy's sockets by itself. Where safeexec can make that namespace itself
-// (as root) the proxy listens on its loopback directly ([Proxy.AcceptHTTP],
-// [Proxy.AcceptSOCKS]); otherwise a small bridge runs there first
+// proxy's sockets by itself. Where safeexec can make that namespace
+// itself (as root), or enter the one bwrap made (without root, from a
+// single-threaded fork: sandbox.Network.Listen), the proxy listens on its
+// loopback directly ([Proxy.AcceptHTTP], [Proxy.AcceptSOCKS]); otherwise
+// (a terminal, or a system that refuses the entry) a small bridge runs
+// there first
 // ([RunBridge], argv built with [BridgeArgs]; the safeexec-bridge command,
 // or safeexec re-executed when that is not installed): it listens on
 // 127.0.0.1, forwards to the unix sockets, sets the proxy variables

@@ -16,7 +16,7 @@ const (
 
 	cannotBwrapMissing = "A protected or masked path that does not exist when the run starts is not blocked during it; what the command creates there is moved to quarantine afterwards, not at all if safeexec is killed with SIGKILL."
 	cannotBwrapSockets = "Host unix sockets outside /run, /tmp and the masked paths stay reachable by path (an ssh agent in the home directory): add their directory to deny_read."
-	cannotBwrapBridge  = "The in-sandbox bridge (network without root, or a terminal) shares the command's pid namespace: the command can end it, and with it its own network and terminal."
+	cannotBwrapBridge  = "The in-sandbox bridge (a terminal, or the network where safeexec cannot enter the sandbox's namespaces) shares the command's pid namespace: the command can end it, and with it its own network and terminal."
 
 	cannotLandlockProtected = "Landlock cannot make a path beneath a writable root read-only: protected paths are restored after the run, not blocked during it (not at all if safeexec is killed with SIGKILL)."
 	cannotLandlockChmod     = "Landlock cannot stop chmod, chown, utimes or extended-attribute changes of the user's own files, outside the writable roots too (chmod 644 ~/.ssh/id_ed25519)."

@@ -115,6 +115,7 @@ type parser struct {
 	cmds       []Command
 	words      []Word
 	scopes     []scope
+	cmdList    []*Command
 	scopedProg Program
 }
 
@@ -287,7 +288,9 @@ func newScopedParser(opts Options) *parser {
 	if p.cmds == nil {
 		p.cmds, p.words = make([]Command, 0, scopedCommands), make([]Word, 0, scopedWords)
 		p.scopes = make([]scope, 0, scopedScopes)
+		p.cmdList = make([]*Command, 0, scopedCommands)
 	}
+	p.scopedProg.Commands = p.cmdList[:0]
 	return p
 }
 
@@ -295,11 +298,12 @@ func newScopedParser(opts Options) *parser {
 // (options, program, commands, words, variables, functions) can reach
 // the next one.
 func (p *parser) release() {
-	sp, cmds, words, scopes := p.sp, p.cmds, p.words, p.scopes
+	sp, cmds, words, scopes, cmdList := p.sp, p.cmds, p.words, p.scopes, p.cmdList
 	clear(cmds)
 	clear(words)
 	clear(scopes)
-	*p = parser{sp: sp, cmds: cmds[:0], words: words[:0], scopes: scopes[:0]}
+	clear(cmdList[:cap(cmdList)])
+	*p = parser{sp: sp, cmds: cmds[:0], words: words[:0], scopes: scopes[:0], cmdList: cmdList[:0]}
 	parserPool.Put(p)
 }
 
@@ -694,10 +698,28 @@ func (p *parser) walkStmts(stmts []*syntax.Stmt, sc *scope, fr *frame) {
 }
 
 // pipeRes is what walking a statement yields for its caller: the
-// commands that make up a pipeline, in order.
+// commands that make up a pipeline, in order (one, or cmds).
 type pipeRes struct {
+	one    *Command
 	cmds   []*Command
 	simple bool // only simple commands joined by pipes
+}
+
+// n is the number of commands.
+func (r pipeRes) n() int {
+	if r.one != nil {
+		return 1
+	}
+	return len(r.cmds)
+}
+
+// list returns the commands as a slice (made for one command only when
+// asked: most statements are not in a pipeline).
+func (r pipeRes) list() []*Command {
+	if r.one != nil {
+		return []*Command{r.one}
+	}
+	return r.cmds
 }
 
 func (p *parser) walkStmt(st *syntax.Stmt, sc *scope, fr *frame) pipeRes {
@@ -717,7 +739,7 @@ func (p *parser) walkStmt(st *syntax.Stmt, sc *scope, fr *frame) pipeRes {
 		if cmd == nil {
 			return pipeRes{}
 		}
-		return pipeRes{cmds: []*Command{cmd}, simple: true}
+		return pipeRes{one: cmd, simple: true}
 	case nil:
 		// A bare redirection: "> file".
 		redirs, stdin := p.redirects(st.Redirs, sc, fr)
@@ -727,7 +749,7 @@ func (p *parser) walkStmt(st *syntax.Stmt, sc *scope, fr *frame) pipeRes {
 				cmd.Stdin = *stdin
 			}
 			p.emit(cmd, fr)
-			return pipeRes{cmds: []*Command{cmd}}
+			return pipeRes{one: cmd}
 		}
 		return pipeRes{}
 	}
@@ -759,7 +781,7 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 			right := sc.clone()
 			rres := p.walkStmt(c.Y, right, &rf)
 			sc.merge(left, right)
-			return pipeRes{cmds: append(lres.cmds, rres.cmds...), simple: lres.simple && rres.simple}
+			return pipeRes{cmds: append(in.Upstream, rres.list()...), simple: lres.simple && rres.simple}
 		case syntax.AndStmt:
 			// A && B && C: each part runs only after the ones before it
 			// succeeded, so it sees what they changed; afterwards any of
@@ -885,12 +907,12 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 
 // pipeInput describes what the left side of a pipe feeds the right side.
 func (p *parser) pipeInput(l pipeRes) *Input {
-	in := &Input{Kind: InputPipe, Upstream: l.cmds}
-	for _, c := range l.cmds {
+	in := &Input{Kind: InputPipe, Upstream: l.list()}
+	for _, c := range in.Upstream {
 		in.Taint |= p.commandTaint(c)
 	}
-	if l.simple && len(l.cmds) > 0 {
-		if out, ok := foldPipeline(l.cmds); ok {
+	if l.simple && len(in.Upstream) > 0 {
+		if out, ok := foldPipeline(in.Upstream); ok {
 			in.Text, in.TextKnown = out, true
 		}
 	}

@@ -1113,16 +1113,17 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 	for _, c := range p.prog.Commands[start:] {
 		t |= p.commandTaint(c)
 	}
-	if len(cs.Stmts) == 1 && res.simple && len(res.cmds) > 0 {
-		if out, ok := foldPipeline(res.cmds); ok {
+	if len(cs.Stmts) == 1 && res.simple && res.n() > 0 {
+		cmds := res.list()
+		if out, ok := foldPipeline(cmds); ok {
 			// Bash drops NUL bytes from a substitution's output.
 			out = strings.TrimRight(strings.ReplaceAll(out, "\x00", ""), "\n")
-			if p.pipelineDecodes(res.cmds) {
+			if p.pipelineDecodes(cmds) {
 				t |= Decoded
 			}
 			return Word{Value: out, Prefix: out, Taint: t}
 		}
-		if name, ok := p.mktempName(res.cmds[0], inner); ok && len(res.cmds) == 1 {
+		if name, ok := p.mktempName(cmds[0], inner); ok && len(cmds) == 1 {
 			// The name is random, but where it lies is known: a new file
 			// directly in that directory. The Xs stand for the random
 			// part.
@@ -1130,8 +1131,8 @@ func (p *parser) cmdSubst(cs *syntax.CmdSubst, sc *scope, fr *frame) Word {
 		}
 	}
 	w := Word{Value: raw, Dynamic: true, Taint: t}
-	if len(cs.Stmts) == 1 && res.simple && len(res.cmds) == 1 {
-		w.Output = res.cmds[0]
+	if len(cs.Stmts) == 1 && res.simple && res.n() == 1 {
+		w.Output = res.list()[0]
 	}
 	return w
 }
@@ -1218,11 +1219,12 @@ func (p *parser) procSubst(ps *syntax.ProcSubst, sc *scope, fr *frame) Word {
 	}
 	w := Word{Value: "/dev/fd/63", Prefix: "/dev/fd/63", Taint: t, Proc: true}
 	_ = raw
-	if ps.Op == syntax.CmdIn && len(ps.Stmts) == 1 && res.simple && len(res.cmds) > 0 {
-		if out, ok := foldPipeline(res.cmds); ok {
+	if ps.Op == syntax.CmdIn && len(ps.Stmts) == 1 && res.simple && res.n() > 0 {
+		cmds := res.list()
+		if out, ok := foldPipeline(cmds); ok {
 			w.Content, w.ContentKnown = out, true
-		} else if len(res.cmds) == 1 {
-			w.Output = res.cmds[0]
+		} else if len(cmds) == 1 {
+			w.Output = cmds[0]
 		}
 	}
 	return w

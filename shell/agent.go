@@ -2,9 +2,7 @@ package shell
 
 import (
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -34,20 +32,93 @@ type agentInner struct {
 	output string
 }
 
-// The agents' wrapper shapes are compiled on first use: most commands are
-// not wrapped, and a run should not pay for them at start-up.
-var (
-	claudeCwdFile   = lazyRegexp(`^claude-[0-9a-f]+-cwd$`)
-	claudeSnapshot  = lazyRegexp(`/shell-snapshots/snapshot-(bash|zsh|sh)-[0-9]+-[0-9a-z]+\.sh$`)
-	geminiPgrepFile = lazyRegexp(`^shell_pgrep_[0-9a-f]+\.tmp$`)
-	zshNoOption     = lazyRegexp(`^NO_[A-Z_]+$`)
-	bunOptions      = `export BUN_OPTIONS="--smol${BUN_OPTIONS:+ $BUN_OPTIONS}"`
-)
+// The file names of the agents' wrapper shapes are matched by hand (the
+// classifier runs for every command; agentnames_test.go holds the
+// patterns they implement and checks them against each other).
+var bunOptions = `export BUN_OPTIONS="--smol${BUN_OPTIONS:+ $BUN_OPTIONS}"`
 
-// lazyRegexp returns src compiled once, when first called.
-func lazyRegexp(src string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(src) })
+// claudeCwdFile matches ^claude-[0-9a-f]+-cwd$.
+func claudeCwdFile(s string) bool {
+	mid, ok := strings.CutPrefix(s, "claude-")
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, "-cwd")
+	return ok && mid != "" && onlyBytes(mid, isHexLower)
 }
+
+// claudeSnapshot matches /shell-snapshots/snapshot-(bash|zsh|sh)-[0-9]+-[0-9a-z]+\.sh$:
+// the name after the last / is snapshot-SHELL-DIGITS-ID.sh, in a
+// directory named shell-snapshots.
+func claudeSnapshot(s string) bool {
+	i := strings.LastIndexByte(s, '/')
+	if i < 0 || !strings.HasSuffix(s[:i+1], "/shell-snapshots/") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(s[i+1:], "snapshot-")
+	if !ok {
+		return false
+	}
+	for _, sh := range [...]string{"bash-", "zsh-", "sh-"} {
+		if r, ok := strings.CutPrefix(rest, sh); ok {
+			rest = r
+			break
+		}
+		if sh == "sh-" {
+			return false
+		}
+	}
+	digits, id, ok := strings.Cut(rest, "-")
+	if !ok || digits == "" || !onlyBytes(digits, isDigit) {
+		return false
+	}
+	id, ok = strings.CutSuffix(id, ".sh")
+	return ok && id != "" && onlyBytes(id, func(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'z' })
+}
+
+// geminiPgrepFile matches ^shell_pgrep_[0-9a-f]+\.tmp$.
+func geminiPgrepFile(s string) bool {
+	mid, ok := strings.CutPrefix(s, "shell_pgrep_")
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, ".tmp")
+	return ok && mid != "" && onlyBytes(mid, isHexLower)
+}
+
+// zshNoOption matches ^NO_[A-Z_]+$.
+func zshNoOption(s string) bool {
+	rest, ok := strings.CutPrefix(s, "NO_")
+	return ok && rest != "" && onlyBytes(rest, func(c byte) bool { return c >= 'A' && c <= 'Z' || c == '_' })
+}
+
+// macTempDir matches ^/(private/)?var/folders/[^/]+/[^/]+/T$, the
+// per-user temporary directory of macOS.
+func macTempDir(s string) bool {
+	s = strings.TrimPrefix(s, "/private")
+	rest, ok := strings.CutPrefix(s, "/var/folders/")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutSuffix(rest, "/T")
+	if !ok {
+		return false
+	}
+	a, b, ok := strings.Cut(rest, "/")
+	return ok && a != "" && b != "" && !strings.Contains(b, "/")
+}
+
+func onlyBytes(s string, f func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !f(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
+func isHexLower(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' }
 
 func (p *parser) agentShape(f *syntax.File, src string) (*agentInner, string) {
 	if f == nil {
@@ -65,15 +136,12 @@ func (p *parser) agentShape(f *syntax.File, src string) (*agentInner, string) {
 	return nil, ""
 }
 
-// macTempDir is the per-user temporary directory of macOS.
-var macTempDir = lazyRegexp(`^/(private/)?var/folders/[^/]+/[^/]+/T$`)
-
 // tempDir reports whether the agents' wrappers may write their own files
 // to dir: a temporary directory, not a place a look-alike could use to
 // write somewhere that matters.
 func (p *parser) tempDir(dir string) bool {
 	dir = path.Clean(dir)
-	if dir == "/tmp" || dir == "/private/tmp" || macTempDir().MatchString(dir) {
+	if dir == "/tmp" || dir == "/private/tmp" || macTempDir(dir) {
 		return true
 	}
 	if t := p.opts.Env["TMPDIR"]; t != "" && path.IsAbs(t) && path.Clean(t) == dir {
@@ -187,7 +255,7 @@ func claudePwd(st *syntax.Stmt) (string, bool) {
 		return "", false
 	}
 	t, ok := litWord(r.Word)
-	if !ok || !path.IsAbs(t) || !claudeCwdFile().MatchString(path.Base(t)) {
+	if !ok || !path.IsAbs(t) || !claudeCwdFile(path.Base(t)) {
 		return "", false
 	}
 	return path.Clean(t), true
@@ -240,7 +308,7 @@ func (p *parser) isSnapshotSource(st *syntax.Stmt) bool {
 	if !ok || len(ws) != 2 || (ws[0] != "source" && ws[0] != ".") {
 		return false
 	}
-	if !claudeSnapshot().MatchString(ws[1]) || !path.IsAbs(ws[1]) && !strings.HasPrefix(ws[1], "~/") {
+	if !claudeSnapshot(ws[1]) || !path.IsAbs(ws[1]) && !strings.HasPrefix(ws[1], "~/") {
 		return false
 	}
 	if !p.snapshotTrusted(ws[1]) {
@@ -341,7 +409,7 @@ func isOptionReset(st *syntax.Stmt) bool {
 		return true
 	case ws[0] == "setopt" && len(ws) > 1:
 		for _, w := range ws[1:] {
-			if !zshNoOption().MatchString(w) {
+			if !zshNoOption(w) {
 				return false
 			}
 		}
@@ -382,7 +450,7 @@ func geminiShape(stmts []*syntax.Stmt, src string) *agentInner {
 	}
 	r := pg.Redirs[0]
 	t, ok := litWord(r.Word)
-	if r.Op != syntax.RdrOut || r.N != nil || !ok || !path.IsAbs(t) || !geminiPgrepFile().MatchString(path.Base(t)) {
+	if r.Op != syntax.RdrOut || r.N != nil || !ok || !path.IsAbs(t) || !geminiPgrepFile(path.Base(t)) {
 		return nil
 	}
 	if len(pg.Redirs) == 2 && !redirIs(pg.Redirs[1], "2>&1") {

@@ -21,6 +21,17 @@ var gitGlobals = &shell.ArgSpec{Short: "Cc", Long: []string{"git-dir", "work-tre
 // GitSub returns the index of git's subcommand in args (args[0] is git),
 // or -1 when there is none.
 func GitSub(args []shell.Word) int {
+	if len(args) > 1 {
+		// The commonest case, read as the scan below reads its first
+		// word: one that is not an option is the subcommand.
+		known := args[1].Value
+		if args[1].Dynamic {
+			known = args[1].Prefix
+		}
+		if len(known) < 2 || known[0] != '-' {
+			return 1
+		}
+	}
 	for a := range gitGlobals.Args(args) {
 		if a.Operand {
 			return a.At

@@ -85,9 +85,9 @@ func (s *ArgSpec) Args(args []Word) iter.Seq[Arg] {
 
 // scan walks args[from:] and calls yield for each option and operand.
 func (s *ArgSpec) scan(args []Word, from int, q query, yield func(Arg) bool) {
-	var spec ArgSpec
-	if s != nil {
-		spec = *s
+	spec := s
+	if spec == nil {
+		spec = &noSpec
 	}
 	opts := true
 	for i := from; i < len(args); i++ {
@@ -466,6 +466,9 @@ func PSValue(args []Word, name string, min int) (Word, bool) {
 	}
 	return Word{}, false
 }
+
+// noSpec is the nil spec's reading: no option takes a value.
+var noSpec ArgSpec
 
 // anyArgs reads options for programs whose options are not described:
 // none takes a value unless the question says so.

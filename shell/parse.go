@@ -303,7 +303,8 @@ func (p *parser) release() {
 	clear(words)
 	clear(scopes)
 	clear(cmdList[:cap(cmdList)])
-	*p = parser{sp: sp, cmds: cmds[:0], words: words[:0], scopes: scopes[:0], cmdList: cmdList[:0]}
+	*p = parser{}
+	p.sp, p.cmds, p.words, p.scopes, p.cmdList = sp, cmds[:0], words[:0], scopes[:0], cmdList[:0]
 	parserPool.Put(p)
 }
 

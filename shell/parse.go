@@ -117,6 +117,8 @@ type parser struct {
 	scopes     []scope
 	cmdList    []*Command
 	scopedProg Program
+	// rd reads the source for the mvdan parser.
+	rd strings.Reader
 }
 
 // Sizes of the memory a parser keeps for scoped programs; a program that
@@ -384,7 +386,10 @@ func (p *parser) parseSh(src string, o Origin) (f *syntax.File, err error) {
 			f, err = nil, fmt.Errorf("parser failed: %v", r)
 		}
 	}()
-	return p.sp.Parse(strings.NewReader(src), "")
+	// The mvdan parser reads all of src before it returns, so one reader
+	// serves every parse of the call, nested ones included.
+	p.rd.Reset(src)
+	return p.sp.Parse(&p.rd, "")
 }
 
 // nestingDepth is a cheap upper bound of the bracket nesting of src,

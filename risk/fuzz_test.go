@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -23,6 +24,11 @@ func FuzzClassify(f *testing.F) {
 		if len(prog.Issues) > 0 && v.Tier == Safe {
 			t.Fatalf("safe despite %v: %q", prog.Issues, script)
 		}
+		// ClassifyScript parses into pooled memory (shell.ParseScoped):
+		// the verdict must be the one of a program of its own.
+		if own := Classify(prog, c); !reflect.DeepEqual(own, v) {
+			t.Fatalf("scoped parse: %+v, own program: %+v: %q", v, own, script)
+		}
 		for _, r := range v.Reasons {
 			if r.Tier > v.Tier {
 				t.Fatalf("reason %s above the verdict's tier", r.Rule)
@@ -32,7 +38,9 @@ func FuzzClassify(f *testing.F) {
 			}
 		}
 		av := ClassifyArgv(strings.Fields(script), c)
-		_ = av
+		if own := Classify(shell.ParseArgv(strings.Fields(script), newEnv(c).shellOptions()), c); !reflect.DeepEqual(own, av) {
+			t.Fatalf("scoped argv: %+v, own program: %+v: %q", av, own, script)
+		}
 	})
 }
 

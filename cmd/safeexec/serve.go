@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"syscall"
 
@@ -69,8 +68,6 @@ func (e *env) serveAction(c *cli.Context) error {
 	// after every 4x growth instead of 2x halves the collector's share of
 	// each command's cost, for a few megabytes more.
 	debug.SetGCPercent(400)
-	// main keeps one processor for a single command; many run at once here.
-	runtime.GOMAXPROCS(runtime.NumCPU())
 	self, _ := os.Executable()
 	srv := serve.New(serve.Options{
 		Policy:       load,

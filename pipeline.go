@@ -154,7 +154,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		defer end()
 	}
 	if sp.CacheDir != "" {
-		env = toolcache.Env(toolcache.Options{Dir: sp.CacheDir, Env: env, Self: p.self(), NoExec: sp.Mode == sandbox.Strict})
+		env = toolcache.Env(toolcache.Options{Dir: sp.CacheDir, Env: env, Self: p.self(), NoExec: sp.Mode == sandbox.Strict, Command: p.argv()})
 	}
 	cmd := &sandbox.Command{
 		Argv:   p.argv(),

@@ -8,8 +8,12 @@
 //
 //   - Go: GOCACHE and GOMODCACHE are the project's. GOCACHEPROG runs
 //     safeexec itself ([ServeGoCache]): build results come from the
-//     project's cache, else from the host's GOCACHE (read-only), and new
-//     ones go to the project's. Modules come first from the host's module
+//     project's cache, else from the host's GOCACHE (read-only, copied
+//     into the project's), and new ones go to the project's. Once a
+//     session found everything in the project's cache, the same kind of
+//     command (same go subcommands, build flags and Go variables, same go
+//     on PATH) runs for a day without GOCACHEPROG, with no round trip per
+//     cache lookup (sync.go). Modules come first from the host's module
 //     cache through GOPROXY=file://…/cache/download, then from the
 //     configured proxy.
 //   - Gradle: GRADLE_USER_HOME is the project's; the host's dependency
@@ -36,6 +40,13 @@
 //     their source lives in the project's module cache, whose path is part
 //     of every build key. The standard library and the project's own
 //     packages are found.
+//   - Without GOCACHEPROG the host's cache is not read: a standard
+//     library package the project's cache lacks (a new import, a build
+//     flag hidden in a Makefile, a go other than the one on PATH) is
+//     compiled in the project although the host's cache has it. The kind
+//     of a command is read from its words, not from what it runs.
+//   - Copied entries take the project's disk space (the standard library
+//     a project uses, tens of megabytes), as building them would.
 //   - A GOCACHE set in Go's own settings file (go env -w) rather than in
 //     the environment is not seen as the host's cache. A GOCACHEPROG the
 //     user set is kept, and the host's build cache is then not read.

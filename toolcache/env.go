@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // Options say what Env works with.
@@ -19,6 +20,10 @@ type Options struct {
 	// NoExec says the command may not run Self (strict modes that execute
 	// only system binaries): no GOCACHEPROG.
 	NoExec bool
+	// Command is the command's words (its argv, or the shell with its
+	// script): the go commands it runs decide whether Go needs the
+	// host's build cache (see goKind).
+	Command []string
 }
 
 // redirected are the variables pointed into Dir, with the subdirectory
@@ -76,7 +81,8 @@ func Env(o Options) []string {
 	set := func(k, v string) { out = append(out, k+"="+v) }
 
 	// Go: modules from the host's module cache first, build results
-	// through GOCACHEPROG.
+	// through GOCACHEPROG until the project's cache has what the host's
+	// can give this kind of command (sync.go).
 	proxy, ok := envValue(env, "GOPROXY")
 	if !ok || proxy == "" {
 		proxy = "https://proxy.golang.org,direct"
@@ -88,8 +94,12 @@ func Env(o Options) []string {
 	if o.userGoCacheProg() {
 		// kept above
 	} else if o.Self != "" && !o.NoExec && h.goCache != "" && isDir(h.goCache) && !within(dir, h.goCache) {
-		if prog, ok := joinQuoted(o.Self, "__gocache", filepath.Join(dir, "go-build"), h.goCache); ok {
-			set("GOCACHEPROG", prog)
+		own := filepath.Join(dir, "go-build")
+		mark := syncMark(h.goCache, goToolchain(env), goKind(o.Command, env))
+		if !synced(own, mark, time.Now()) {
+			if prog, ok := joinQuoted(o.Self, "__gocache", own, h.goCache, mark); ok {
+				set("GOCACHEPROG", prog)
+			}
 		}
 	}
 

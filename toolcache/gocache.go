@@ -1,12 +1,14 @@
 package toolcache
 
 // A build cache for the go command (GOCACHEPROG) that reads two caches and
-// writes one: the project's own, in the layout of Go's own cache (so a go
-// command that ignores GOCACHEPROG finds the same entries), and the
+// writes one: the project's own, in the layout of Go's own cache (so that
+// a go command without GOCACHEPROG finds the same entries), and the
 // host's GOCACHE, read-only. Entries are looked up in the project's cache
-// first. The protocol is the one of cmd/go/internal/cacheprog: JSON
-// requests on stdin, JSON responses on stdout, a put's body as a base64
-// JSON string on the line after it.
+// first; one found only in the host's is copied into the project's, so
+// that the project's cache alone soon holds what the project's builds
+// use (see sync.go). The protocol is the one of cmd/go/internal/cacheprog:
+// JSON requests on stdin, JSON responses on stdout, a put's body as a
+// base64 JSON string on the line after it.
 
 import (
 	"bufio"
@@ -48,10 +50,21 @@ const idLen = 32
 // test binary, below what would exhaust memory.
 const maxBody = 4 << 30
 
+// GoCache says what [ServeGoCache] serves.
+type GoCache struct {
+	// Own is the project's cache (created if missing), written.
+	Own string
+	// Host is the host's GOCACHE, never written ("" for none).
+	Host string
+	// Mark, when not empty, is recorded in Own when the go command closes
+	// a session that found everything in Own (see [Env]).
+	Mark string
+}
+
 // ServeGoCache answers the go command on r and w until it sends "close"
-// or closes r. own is the project's cache (created if missing), host the
-// host's GOCACHE, never written ("" for none).
-func ServeGoCache(own, host string, r io.Reader, w io.Writer) error {
+// or closes r.
+func ServeGoCache(g GoCache, r io.Reader, w io.Writer) error {
+	own, host := g.Own, g.Host
 	if !filepath.IsAbs(own) || host != "" && !filepath.IsAbs(host) {
 		return errors.New("gocache: the cache directories must be absolute paths")
 	}
@@ -95,7 +108,13 @@ func ServeGoCache(own, host string, r io.Reader, w io.Writer) error {
 			}
 			c.put(&req, body, res)
 		case "close":
-			c.trim(time.Now())
+			now := time.Now()
+			c.trim(now)
+			// A session that needed nothing from the host's cache shows
+			// that the project's holds what this kind of command uses.
+			if g.Mark != "" && c.gets > 0 && c.fromHost == 0 {
+				addSyncMark(own, g.Mark, now)
+			}
 			return send(res)
 		default:
 			res.Err = "unknown command " + strconv.Quote(req.Command)
@@ -108,6 +127,9 @@ func ServeGoCache(own, host string, r io.Reader, w io.Writer) error {
 
 type goCache struct {
 	own, host string
+	// gets counts the get requests, fromHost those answered from the
+	// host's cache.
+	gets, fromHost int
 }
 
 // entry is one action entry, as Go's disk cache writes it:
@@ -133,27 +155,64 @@ func (c *goCache) get(req *goCacheRequest, res *goCacheResponse) {
 		res.Err = "bad action ID"
 		return
 	}
-	for _, dir := range []string{c.own, c.host} {
-		if dir == "" {
-			continue
-		}
-		e, ok := readEntry(dir, req.ActionID)
-		if !ok {
-			continue
-		}
-		out := outputPath(dir, e.output)
-		fi, err := os.Stat(out)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
-			continue
-		}
-		if dir == c.own {
-			markUsed(entryPath(dir, req.ActionID), out)
-		}
+	c.gets++
+	found := func(e entry, out string) {
 		t := e.time
 		res.OutputID, res.Size, res.Time, res.DiskPath = e.output, e.size, &t, out
+	}
+	if e, out, ok := lookup(c.own, req.ActionID); ok {
+		markUsed(entryPath(c.own, req.ActionID), out)
+		found(e, out)
 		return
 	}
-	res.Miss = true
+	if c.host == "" {
+		res.Miss = true
+		return
+	}
+	e, out, ok := lookup(c.host, req.ActionID)
+	if !ok {
+		res.Miss = true
+		return
+	}
+	c.fromHost++
+	// Copied, the entry is the project's from now on; if the copy fails
+	// the host's file serves this session.
+	if copied, err := c.adopt(req.ActionID, e, out); err == nil {
+		out = copied
+	}
+	found(e, out)
+}
+
+// lookup finds an action's entry in dir and the path of its output, which
+// must be a regular file of the entry's size.
+func lookup(dir string, action []byte) (entry, string, bool) {
+	e, ok := readEntry(dir, action)
+	if !ok {
+		return entry{}, "", false
+	}
+	out := outputPath(dir, e.output)
+	fi, err := os.Stat(out)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+		return entry{}, "", false
+	}
+	return e, out, true
+}
+
+// adopt copies a host entry and its output (at hostOut) into the
+// project's cache, output first so that the entry never names a missing
+// file, and returns the copy's output path.
+func (c *goCache) adopt(action []byte, e entry, hostOut string) (string, error) {
+	out := outputPath(c.own, e.output)
+	if fi, err := os.Stat(out); err != nil || !fi.Mode().IsRegular() || fi.Size() != e.size {
+		if err := copyAtomic(out, hostOut, e.size); err != nil {
+			return "", err
+		}
+	}
+	line := fmt.Sprintf("v1 %x %x %20d %20d\n", action, e.output, e.size, e.time.UnixNano())
+	if err := writeAtomic(entryPath(c.own, action), []byte(line)); err != nil {
+		return "", err
+	}
+	return out, nil
 }
 
 func readEntry(dir string, action []byte) (entry, bool) {
@@ -237,6 +296,38 @@ func writeAtomic(path string, data []byte) error {
 	return err
 }
 
+// copyAtomic copies the file src of size bytes to path, whole or not at
+// all.
+func copyAtomic(path, src string, size int64) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(f, io.LimitReader(in, size+1))
+	if err == nil && n != size {
+		err = fmt.Errorf("gocache: %s changed while it was copied", src)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
 // Trimming, as Go's own cache does it: at most once a day, remove what
 // was not used for five days.
 const (
@@ -259,6 +350,10 @@ func (c *goCache) trim(now time.Time) {
 			continue
 		}
 		for _, e := range ents {
+			n := e.Name()
+			if !strings.HasSuffix(n, "-a") && !strings.HasSuffix(n, "-d") && !strings.HasPrefix(n, ".tmp-") {
+				continue // not an entry: the sync marks expire by themselves
+			}
 			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && now.Sub(fi.ModTime()) > trimAge {
 				os.Remove(filepath.Join(sub, e.Name()))
 			}
@@ -266,15 +361,19 @@ func (c *goCache) trim(now time.Time) {
 	}
 }
 
-// RunGoCache is the entry point of "safeexec __gocache OWN HOST", the
-// GOCACHEPROG that Env sets: it serves the go command on standard input
-// and output and returns the exit status.
+// RunGoCache is the entry point of "safeexec __gocache OWN HOST [MARK]",
+// the GOCACHEPROG that Env sets: it serves the go command on standard
+// input and output and returns the exit status.
 func RunGoCache(args []string) int {
-	if len(args) != 2 {
-		fmt.Fprintln(os.Stderr, "safeexec: __gocache: want OWN-CACHE HOST-CACHE")
+	if len(args) != 2 && len(args) != 3 {
+		fmt.Fprintln(os.Stderr, "safeexec: __gocache: want OWN-CACHE HOST-CACHE [MARK]")
 		return 2
 	}
-	if err := ServeGoCache(args[0], args[1], os.Stdin, os.Stdout); err != nil {
+	g := GoCache{Own: args[0], Host: args[1]}
+	if len(args) == 3 {
+		g.Mark = args[2]
+	}
+	if err := ServeGoCache(g, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "safeexec: %v\n", err)
 		return 1
 	}

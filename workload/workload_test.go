@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -332,6 +333,49 @@ go build -o bin/app . && ./bin/app
 `, nil)
 	if s.code == 0 && h.reg.Hits("go") <= before {
 		t.Error("the module was not downloaded from the module proxy")
+	}
+}
+
+// TestGoBuildCacheSteadyState: a go command run again in a project finds
+// everything in the project's build cache, which took what it needed
+// from the host's, and runs without safeexec's cache program, compiling
+// nothing.
+func TestGoBuildCacheSteadyState(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	needTools(t, "go")
+	if !slices.ContainsFunc(h.env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") }) {
+		t.Skip("the go command has no build cache here")
+	}
+	_, dir := h.twins("gocache", map[string]string{
+		"go.mod":       "module example.test/calc\n\ngo 1.21\n",
+		"calc.go":      "package calc\n\nimport \"strings\"\n\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
+		"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestUp(t *testing.T) {\n\tif Up(\"a\") != \"A\" {\n\t\tt.Fatal(Up(\"a\"))\n\t}\n}\n",
+	}, "")
+	const script = `go test -count=1 -x ./... 2>&1 && echo "cache program: [$GOCACHEPROG]"`
+	var outs []string
+	for i := range 3 {
+		r := h.run(dir, true, script, nil)
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d\n%s%s", i+1, r.code, tail(r.stdout), tail(r.stderr))
+		}
+		outs = append(outs, string(r.stdout))
+	}
+	// The first run compiles the project's package, the standard library
+	// comes from the host's cache; the second compiles nothing.
+	if !strings.Contains(outs[0], "cache program: [/") {
+		t.Errorf("the first run had no cache program:\n%s", tail([]byte(outs[0])))
+	}
+	if strings.Contains(outs[1], "/compile ") {
+		t.Errorf("the second run compiled:\n%s", tail([]byte(outs[1])))
+	}
+	if !strings.Contains(outs[2], "cache program: []") || strings.Contains(outs[2], "/compile ") {
+		t.Errorf("the third run had a cache program or compiled:\n%s", tail([]byte(outs[2])))
+	}
+	// Another kind of go command takes from the host's cache again.
+	r := h.run(dir, true, `go vet ./... && echo "cache program: [$GOCACHEPROG]"`, nil)
+	if r.code != 0 || !strings.Contains(string(r.stdout), "cache program: [/") {
+		t.Errorf("go vet: exit %d, no cache program:\n%s%s", r.code, tail(r.stdout), tail(r.stderr))
 	}
 }
 

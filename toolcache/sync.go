@@ -149,7 +149,7 @@ func goKind(command, env []string) string {
 		kind = append(kind, w)
 	}
 	for _, kv := range env {
-		if name, _, _ := strings.Cut(kv, "="); isGoVar(name) && !contains(replaced, name) && !isRedirected(name) {
+		if name, _, _ := strings.Cut(kv, "="); isGoVar(name) {
 			kind = append(kind, "env:"+kv)
 		}
 	}
@@ -158,9 +158,10 @@ func goKind(command, env []string) string {
 }
 
 // isGoVar reports whether an environment variable can change what the go
-// command builds.
+// command builds. The caches' own variables, which safeexec sets, do not.
 func isGoVar(name string) bool {
-	return strings.HasPrefix(name, "GO") || strings.HasPrefix(name, "CGO_") || name == "CC" || name == "CXX"
+	return (strings.HasPrefix(name, "GO") || strings.HasPrefix(name, "CGO_") || name == "CC" || name == "CXX") &&
+		!contains(replaced, name) && !isRedirected(name)
 }
 
 // goToolchain identifies the go command that PATH in env finds: its path,

@@ -328,6 +328,7 @@ func TestGoKind(t *testing.T) {
 		{"go build -tags=integration ./...", "go build -tags integration ."},
 		{"go test -race ./...", "cd x && go test -race -json ./... | tee log"},
 		{"go vet ./...", "go vet -json ./cmd/..."},
+		{"go test ./...", `go test ./... && echo "GOCACHE=$GOCACHE GOCACHEPROG=$GOCACHEPROG"`},
 	}
 	for _, c := range same {
 		if a, b := goKind([]string{"sh", "-c", c[0]}, nil), goKind([]string{"sh", "-c", c[1]}, nil); a != b {

@@ -59,7 +59,9 @@ test('empty', () => { assert.strictEqual(sum(), 0); });
 // runWork measures `go test -count=1 ./...` and `npm test` in small
 // projects, bare (no sandbox at all) against under safeexec, interleaved.
 // The first runs both ways warm the caches: safeexec's per-project Go
-// cache fills once, as it does on a developer's machine.
+// cache fills once, as it does on a developer's machine, after which the
+// go command runs without safeexec's cache program (the line "go under
+// safeexec" shows it).
 func runWork(tmp string, r *runner, bin string, flags []string, n int) {
 	cases := []struct {
 		name, dir string
@@ -91,6 +93,18 @@ func runWork(tmp string, r *runner, bin string, flags []string, n int) {
 					fail("%s: %v\n%s", strings.Join(argv, " "), err, out)
 				}
 			}
+		}
+		if c.dir == "gomod" {
+			// The configuration measured: both arms' build caches are
+			// warm; safeexec's is the project's, and in the steady state
+			// the go command runs without safeexec's GOCACHEPROG.
+			check := append(append(append([]string{bin}, flags...), "--", "sh", "-c"),
+				`go test -count=1 ./... >/dev/null && echo "GOCACHE=$GOCACHE GOCACHEPROG=${GOCACHEPROG:-(none)}"`)
+			out, err := rw.output(check)
+			if err != nil {
+				fail("%s: %v\n%s", strings.Join(check, " "), err, out)
+			}
+			fmt.Printf("go under safeexec: %s", out)
 		}
 		bareName = "bare " + c.name + " (no sandbox)"
 		a, b := interleave(n, func() time.Duration { return rw.timed(se) }, func() time.Duration { return rw.timed(c.argv) })

@@ -115,6 +115,7 @@ type parser struct {
 	cmds       []Command
 	words      []Word
 	scopes     []scope
+	inputs     []Input
 	cmdList    []*Command
 	scopedProg Program
 	// rd reads the source for the mvdan parser.
@@ -127,6 +128,7 @@ const (
 	scopedCommands = 16
 	scopedWords    = 96
 	scopedScopes   = 16
+	scopedInputs   = 8
 )
 
 // parserPool recycles the analysis state of finished Parse calls (the
@@ -291,6 +293,7 @@ func newScopedParser(opts Options) *parser {
 		p.cmds, p.words = make([]Command, 0, scopedCommands), make([]Word, 0, scopedWords)
 		p.scopes = make([]scope, 0, scopedScopes)
 		p.cmdList = make([]*Command, 0, scopedCommands)
+		p.inputs = make([]Input, 0, scopedInputs)
 	}
 	p.scopedProg.Commands = p.cmdList[:0]
 	return p
@@ -300,13 +303,14 @@ func newScopedParser(opts Options) *parser {
 // (options, program, commands, words, variables, functions) can reach
 // the next one.
 func (p *parser) release() {
-	sp, cmds, words, scopes, cmdList := p.sp, p.cmds, p.words, p.scopes, p.cmdList
+	sp, cmds, words, scopes, inputs, cmdList := p.sp, p.cmds, p.words, p.scopes, p.inputs, p.cmdList
 	clear(cmds)
 	clear(words)
 	clear(scopes)
+	clear(inputs)
 	clear(cmdList[:cap(cmdList)])
 	*p = parser{}
-	p.sp, p.cmds, p.words, p.scopes, p.cmdList = sp, cmds[:0], words[:0], scopes[:0], cmdList[:0]
+	p.sp, p.cmds, p.words, p.scopes, p.inputs, p.cmdList = sp, cmds[:0], words[:0], scopes[:0], inputs[:0], cmdList[:0]
 	parserPool.Put(p)
 }
 
@@ -318,6 +322,16 @@ func (p *parser) newCommand() *Command {
 		return &p.cmds[len(p.cmds)-1]
 	}
 	return new(Command)
+}
+
+// newInput returns a zero Input: from the parser's own memory for a
+// scoped program, else from the heap.
+func (p *parser) newInput() *Input {
+	if p.scoped && len(p.inputs) < cap(p.inputs) {
+		p.inputs = p.inputs[:len(p.inputs)+1]
+		return &p.inputs[len(p.inputs)-1]
+	}
+	return new(Input)
 }
 
 // wordSlice returns an empty slice with room for n words (a scoped
@@ -792,7 +806,8 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 			// A && B && C: each part runs only after the ones before it
 			// succeeded, so it sees what they changed; afterwards any of
 			// them may not have run.
-			chain := andChain(c, nil)
+			var buf [8]*syntax.Stmt
+			chain := andChain(c, buf[:0])
 			p.walkStmt(chain[0], sc, fr)
 			rest := sc.clone()
 			for _, st := range chain[1:] {
@@ -913,7 +928,8 @@ func (p *parser) walkCompound(cmd syntax.Command, sc *scope, fr *frame) pipeRes 
 
 // pipeInput describes what the left side of a pipe feeds the right side.
 func (p *parser) pipeInput(l pipeRes) *Input {
-	in := &Input{Kind: InputPipe, Upstream: l.list()}
+	in := p.newInput()
+	*in = Input{Kind: InputPipe, Upstream: l.list()}
 	for _, c := range in.Upstream {
 		in.Taint |= p.commandTaint(c)
 	}

@@ -318,14 +318,19 @@ func (s *ArgSpec) Operands(args []Word) []Word {
 		// No word reads as an option: all are operands.
 		return append([]Word(nil), args[1:]...)
 	}
-	var out []Word
+	// Gathered on the stack, then copied out at their exact size.
+	var buf [8]Word
+	out := buf[:0]
 	s.scan(args, 1, query{}, func(a Arg) bool {
 		if a.Operand {
 			out = append(out, a.Value)
 		}
 		return true
 	})
-	return out
+	if len(out) == 0 {
+		return nil
+	}
+	return append([]Word(nil), out...)
 }
 
 // mayHave reports whether a word of args could be read as one of the

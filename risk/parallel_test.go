@@ -2,8 +2,11 @@ package risk
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/safeexec/safeexec/shell"
 )
 
 // TestConcurrent classifies the corpus from several goroutines at once
@@ -28,15 +31,28 @@ func TestConcurrent(t *testing.T) {
 // TestInterleaved classifies the corpus sequentially, then again from
 // several goroutines at once, each in its own order, so that different
 // commands in different contexts (platforms, homes, credential lists,
-// projects) are classified side by side: every verdict must be the
-// sequential one in full. Pooled and cached state (the walker's, the
-// prepared credential lists) must never carry one command's state into
-// another's verdict. Run with -race.
+// projects) are classified side by side: every verdict must be, in full,
+// the one of a program parsed into memory of its own. Pooled and cached
+// state (the walker's, the prepared credential lists) must never carry
+// one command's state into another's verdict. Run with -race.
 func TestInterleaved(t *testing.T) {
 	cases := loadCorpus(t)
+	// The verdicts of programs of their own (shell.Parse, not the scoped
+	// parse into pooled memory that ClassifyScript uses), then the pooled
+	// ones one after another: equal.
 	want := make([]Verdict, len(cases))
 	for i, c := range cases {
-		want[i] = c.run()
+		opts := newEnv(c.ctx).shellOptions()
+		if c.argv {
+			want[i] = Classify(shell.ParseArgv(strings.Fields(c.cmd), opts), c.ctx)
+		} else {
+			want[i] = Classify(shell.Parse(c.cmd, opts), c.ctx)
+		}
+	}
+	for i, c := range cases {
+		if got := c.run(); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("%s:%d: %s\n\tpooled: %+v\n\town program: %+v", c.file, c.line, c.cmd, got, want[i])
+		}
 	}
 	const workers = 4
 	var wg sync.WaitGroup

@@ -116,6 +116,7 @@ type parser struct {
 	words      []Word
 	scopes     []scope
 	inputs     []Input
+	written    map[string]bool
 	cmdList    []*Command
 	scopedProg Program
 	// rd reads the source for the mvdan parser.
@@ -294,6 +295,7 @@ func newScopedParser(opts Options) *parser {
 		p.scopes = make([]scope, 0, scopedScopes)
 		p.cmdList = make([]*Command, 0, scopedCommands)
 		p.inputs = make([]Input, 0, scopedInputs)
+		p.written = make(map[string]bool)
 	}
 	p.scopedProg.Commands = p.cmdList[:0]
 	return p
@@ -309,8 +311,14 @@ func (p *parser) release() {
 	clear(scopes)
 	clear(inputs)
 	clear(cmdList[:cap(cmdList)])
+	written := p.written
+	if len(written) > 64 {
+		written = nil // a big script's table is not kept
+	} else if written != nil {
+		clear(written)
+	}
 	*p = parser{}
-	p.sp, p.cmds, p.words, p.scopes, p.inputs, p.cmdList = sp, cmds[:0], words[:0], scopes[:0], inputs[:0], cmdList[:0]
+	p.sp, p.cmds, p.words, p.scopes, p.inputs, p.cmdList, p.written = sp, cmds[:0], words[:0], scopes[:0], inputs[:0], cmdList[:0], written
 	parserPool.Put(p)
 }
 
@@ -518,8 +526,19 @@ type shared struct {
 	writes int
 	venvs  map[string]int
 	// scopes is the parser's memory for the scopes of a scoped program
-	// (nil otherwise).
-	scopes *[]scope
+	// (nil otherwise), and writtenMap an empty table it may use for
+	// written.
+	scopes     *[]scope
+	writtenMap map[string]bool
+}
+
+// newWritten returns an empty table for written.
+func (sh *shared) newWritten() map[string]bool {
+	if m := sh.writtenMap; m != nil {
+		sh.writtenMap = nil
+		return m
+	}
+	return make(map[string]bool)
 }
 
 // changedExactly reports whether an earlier command wrote this very file
@@ -555,6 +574,7 @@ func (p *parser) newScope() *scope {
 		sc = &p.top
 		if p.scoped {
 			p.topShared.scopes = &p.scopes
+			p.topShared.writtenMap = p.written
 		}
 	} else {
 		sc = &scope{shared: &shared{}}

@@ -111,7 +111,7 @@ func (p *parser) recordWrites(cmd *Command, sc *scope, w Writes) {
 		delete(sh.built, abs)
 		delete(sh.literal, abs)
 		if sh.written == nil {
-			sh.written = make(map[string]bool)
+			sh.written = sh.newWritten()
 		}
 		sh.written[abs] = true
 	}

@@ -132,13 +132,16 @@ func pathCandidates(v string, out []string) []string {
 	if v == "" || strings.Contains(v, "://") || len(v) > 4096 {
 		return out
 	}
-	if strings.HasPrefix(v, "-") && !strings.ContainsAny(v, "=:") {
+	// (Each byte looked for on its own: these are ASCII, and
+	// strings.ContainsAny costs more for short sets.)
+	sep := strings.IndexByte(v, '=') >= 0 || strings.IndexByte(v, ':') >= 0
+	if strings.HasPrefix(v, "-") && !sep {
 		return out
 	}
-	if !strings.HasPrefix(v, "-") && (!strings.ContainsAny(v, " \n") || spacedPath(v)) {
+	if !strings.HasPrefix(v, "-") && (strings.IndexByte(v, ' ') < 0 && strings.IndexByte(v, '\n') < 0 || spacedPath(v)) {
 		out = append(out, v)
 	}
-	if strings.ContainsAny(v, "=:,") {
+	if sep || strings.IndexByte(v, ',') >= 0 {
 		// The non-empty pieces between the separators (all ASCII).
 		for start, i := 0, 0; i <= len(v); i++ {
 			if i < len(v) && v[i] != '=' && v[i] != ':' && v[i] != ',' {

@@ -86,3 +86,19 @@ func TestAgentNameMatchers(t *testing.T) {
 		}
 	}
 }
+
+// specialLit is strings.ContainsAny(s, "\\*?[~") by hand.
+func TestSpecialLit(t *testing.T) {
+	pieces := []string{"a", "\\", "*", "?", "[", "~", "]", "é", "\xff", "-", "/"}
+	rng := rand.New(rand.NewSource(5))
+	for n := 0; n < 20000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(6); k > 0; k-- {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := sb.String()
+		if got, want := specialLit(s), strings.ContainsAny(s, "\\*?[~"); got != want {
+			t.Fatalf("specialLit(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -137,7 +137,7 @@ func (p *parser) evalWord(out []Word, w *syntax.Word, sc *scope, fr *frame, raw 
 		// Fast paths for the common plain words.
 		switch x := w.Parts[0].(type) {
 		case *syntax.Lit:
-			if !strings.ContainsAny(x.Value, "\\*?[~") {
+			if !specialLit(x.Value) {
 				return append(out, Static(x.Value))
 			}
 		case *syntax.SglQuoted:
@@ -156,6 +156,18 @@ func (p *parser) evalWord(out []Word, w *syntax.Word, sc *scope, fr *frame, raw 
 		ws[0].Output = b.out
 	}
 	return append(out, ws...)
+}
+
+// specialLit reports whether a literal holds \ * ? [ or ~ (as
+// strings.ContainsAny(s, "\\*?[~"), all ASCII: one pass over the bytes).
+func specialLit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '*', '?', '[', '~':
+			return true
+		}
+	}
+	return false
 }
 
 // soleSubst reports whether a word is one command or process

@@ -134,6 +134,9 @@ func SubWords(c *shell.Command, n int) []string {
 		if a.Value.Dynamic || len(words) == n {
 			break
 		}
+		if words == nil {
+			words = make([]string, 0, n)
+		}
 		words = append(words, a.Value.Value)
 	}
 	return words

@@ -126,3 +126,21 @@ func TestPathCandidatesCut(t *testing.T) {
 		}
 	}
 }
+
+// isCleanRel walks the components once; this is the test it replaces.
+func TestIsCleanRel(t *testing.T) {
+	ref := func(v string) bool {
+		return !(v == "" || v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || strings.Contains(v, "//") || strings.Contains(v, "/./") || strings.Contains(v, "/../"))
+	}
+	pieces := []string{"/", ".", "..", "a", "...", ".a", "a."}
+	rng := rand.New(rand.NewSource(6))
+	for n := 0; n < 50000; n++ {
+		var sb strings.Builder
+		for k := rng.Intn(7); k > 0; k-- {
+			sb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		if v := sb.String(); isCleanRel(v) != ref(v) {
+			t.Fatalf("isCleanRel(%q) = %v, want %v", v, isCleanRel(v), ref(v))
+		}
+	}
+}

@@ -315,9 +315,27 @@ func (j *judge) globWrite(c *shell.Command, w shell.Word, verb string) {
 	j.writePath(c, strings.TrimSuffix(dir, "/")+"/x", verb)
 }
 
+// isCleanRel reports whether v is not empty and has no . or ..
+// component and no // (a leading or trailing / is allowed): one pass
+// over its components.
 func isCleanRel(v string) bool {
-	if v == "" || v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/.") || strings.HasSuffix(v, "/..") || strings.Contains(v, "//") || strings.Contains(v, "/./") || strings.Contains(v, "/../") {
+	if v == "" {
 		return false
+	}
+	start := 0
+	for i := 0; i <= len(v); i++ {
+		if i < len(v) && v[i] != '/' {
+			continue
+		}
+		switch comp := v[start:i]; comp {
+		case ".", "..":
+			return false
+		case "":
+			if start > 0 && i < len(v) {
+				return false // an empty component between two /
+			}
+		}
+		start = i + 1
 	}
 	return true
 }

@@ -135,7 +135,7 @@ func SubWords(c *shell.Command, n int) []string {
 			break
 		}
 		if words == nil {
-			words = make([]string, 0, n)
+			words = make([]string, 0, min(n, 8))
 		}
 		words = append(words, a.Value.Value)
 	}

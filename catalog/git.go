@@ -383,7 +383,7 @@ func gitTargets(c *shell.Command) []shell.Word {
 	}
 	var out []shell.Word
 	sub := args[si].Value
-	rest := append([]shell.Word{args[si]}, args[si+1:]...)
+	rest := args[si:len(args):len(args)] // read only
 	for _, o := range []string{"git-dir", "work-tree"} {
 		if w, ok := gitGlobals.Value(globals, "", o); ok && gitChangesRepo[sub] {
 			out = append(out, at(w))

@@ -92,7 +92,16 @@ func isStdin(c *shell.Command, w shell.Word) bool {
 // its w and W commands and s///w flags write, and the files its r and R
 // commands read.
 func SedScript(script string) (cmds, writes, reads []string) {
-	for _, line := range strings.FieldsFunc(script, func(r rune) bool { return r == '\n' || r == ';' }) {
+	// The non-empty lines between newlines and semicolons (both ASCII).
+	for start, i := 0, 0; i <= len(script); i++ {
+		if i < len(script) && script[i] != '\n' && script[i] != ';' {
+			continue
+		}
+		line := script[start:i]
+		start = i + 1
+		if line == "" {
+			continue
+		}
 		l := strings.TrimLeft(line, " \t0123456789,$!~")
 		for strings.HasPrefix(l, "/") || strings.HasPrefix(l, `\`) {
 			d := byte('/')
@@ -121,10 +130,21 @@ func SedScript(script string) (cmds, writes, reads []string) {
 				reads = append(reads, f)
 			}
 		case len(l) > 3 && (l[0] == 's' || l[0] == 'y'):
-			d := l[1]
-			parts := strings.SplitN(l[2:], string(d), 3)
-			if l[0] == 's' && len(parts) == 3 {
-				flags := parts[2]
+			// s/RE/REPLACEMENT/FLAGS: the flags follow the third
+			// delimiter.
+			// (The delimiter as a string converted from its byte, as
+			// strings.SplitN(body, string(d), 3) would cut.)
+			d := string(rune(l[1]))
+			body := l[2:]
+			k1 := strings.Index(body, d)
+			k2 := -1
+			if k1 >= 0 {
+				if k := strings.Index(body[k1+len(d):], d); k >= 0 {
+					k2 = k1 + len(d) + k
+				}
+			}
+			if l[0] == 's' && k2 >= 0 {
+				flags := body[k2+len(d):]
 				if k := strings.IndexByte(flags, 'w'); k >= 0 {
 					if f := file(flags[k+1:]); f != "" {
 						writes = append(writes, f)

@@ -3,7 +3,10 @@
 // quoting or wrapping.
 //
 // [Parse] reads a shell script with mvdan.cc/sh/v3 and [ParseArgv] takes an
-// argv that is executed directly. Both return a [Program]: every simple
+// argv that is executed directly ([ParseScoped] and [ParseArgvScoped] do
+// the same for a caller done with the program when its function returns,
+// as the classifier is: the program's memory is reused by later calls).
+// All are safe for concurrent use. Both return a [Program]: every simple
 // [Command] in command position, found anywhere in the code, with
 //
 //   - its words unquoted and unescaped ("s\udo", su”do, $'\x73udo' are all

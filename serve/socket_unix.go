@@ -32,14 +32,25 @@ func (s *Server) ListenUnix(ctx context.Context, path string) error {
 			return fmt.Errorf("socket %s: %w", path, err)
 		}
 	}
-	// The socket is born 0600: no moment when others could connect.
+	// The socket is born 0600: no moment when others could connect. It is
+	// made under a temporary name and renamed into place once it listens:
+	// a client that sees the path can connect (between bind and listen a
+	// connection would be refused).
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	os.Remove(tmp)
 	old := syscall.Umask(0o177)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: tmp, Net: "unix"})
 	syscall.Umask(old)
 	if err != nil {
 		return fmt.Errorf("socket %s: %w", path, err)
 	}
-	ln.SetUnlinkOnClose(true)
+	ln.SetUnlinkOnClose(false)
+	if err := os.Rename(tmp, path); err != nil {
+		ln.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("socket %s: %w", path, err)
+	}
+	defer os.Remove(path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -12,6 +12,7 @@ package toolcache
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -275,25 +276,7 @@ func (c *goCache) put(req *goCacheRequest, body []byte, res *goCacheResponse) {
 // writeAtomic writes a file whole or not at all: other go commands of the
 // same project read the cache at the same time.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return fillAtomic(path, bytes.NewReader(data), int64(len(data)), path)
 }
 
 // copyAtomic copies the file src of size bytes to path, whole or not at
@@ -304,6 +287,13 @@ func copyAtomic(path, src string, size int64) error {
 		return err
 	}
 	defer in.Close()
+	return fillAtomic(path, in, size, src)
+}
+
+// fillAtomic writes exactly size bytes from r to path through a temporary
+// file in its directory, renamed into place only when whole; from names the
+// source in the error when r holds more or less.
+func fillAtomic(path string, r io.Reader, size int64, from string) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
@@ -312,9 +302,9 @@ func copyAtomic(path, src string, size int64) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(f, io.LimitReader(in, size+1))
+	n, err := io.Copy(f, io.LimitReader(r, size+1))
 	if err == nil && n != size {
-		err = fmt.Errorf("gocache: %s changed while it was copied", src)
+		err = fmt.Errorf("gocache: %s changed while it was copied", from)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -50,9 +50,13 @@ func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command) (*neste
 	if p.backend == nil || p.backend.Name() != "bwrap" {
 		return nil, nil
 	}
-	dir, err := os.MkdirTemp(runtimeDir(), "safeexec-nested-")
-	if err != nil {
-		return nil, fmt.Errorf("nested channel: %w", err)
+	// A sandbox started ahead already shows a directory made for this.
+	dir := p.req.Ahead.takeNested()
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp(runtimeDir(), "safeexec-nested-"); err != nil {
+			return nil, fmt.Errorf("nested channel: %w", err)
+		}
 	}
 	sock := filepath.Join(dir, "outer.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
@@ -182,6 +186,14 @@ func (s *nestedServer) append(raw json.RawMessage) error {
 
 // close stops taking records, waits for those under way and removes the
 // socket.
+// directory is the channel's directory ("" without one).
+func (s *nestedServer) directory() string {
+	if s == nil {
+		return ""
+	}
+	return s.dir
+}
+
 func (s *nestedServer) close() {
 	if s == nil {
 		return

@@ -19,6 +19,8 @@ func (p *pipeline) startNested(*sandbox.Policy, *sandbox.Command) (*nestedServer
 
 func (s *nestedServer) close() {}
 
+func (s *nestedServer) directory() string { return "" }
+
 func detectOuter(string) (*Outer, error) {
 	return nil, errors.New("a safeexec inside another one's sandbox is recognised on Linux only")
 }

@@ -163,6 +163,9 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		Stdout: req.Stdout,
 		Stderr: req.Stderr,
 	}
+	if req.Outer == nil {
+		cmd.Ahead = req.Ahead.sandboxAhead()
+	}
 	if pol.NetworkEnabled && req.Outer == nil {
 		if err := p.startNetwork(sp, cmd); err != nil {
 			p.out.ExitCode = ExitCodeError
@@ -196,6 +199,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 		p.finish()
 		return &p.out, fmt.Errorf("start %s sandbox: %w", be.Name(), err)
 	}
+	req.Ahead.remember(req.Environ, nested.directory())
 	if tty != nil {
 		tty.start()
 	}

@@ -79,6 +79,9 @@ type Request struct {
 	// OnStart, when set, is called once the command has started in its
 	// sandbox: never for a refused command or one that could not start.
 	OnStart func()
+	// Ahead is this run's sandbox started ahead of its plan (StartAhead);
+	// nil: none. The caller closes it.
+	Ahead *Ahead
 }
 
 // ErrKilled, as the cause of the context given to Run

@@ -328,77 +328,97 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 		return nil, fmt.Errorf("sandbox bwrap: %w", err)
 	}
 
+	// A sandbox started ahead with exactly this launch is used as it is;
+	// any other is killed before it ran anything (ahead_linux.go).
+	var pre *prestart
+	if a := c.Ahead; a != nil {
+		pre = a.take()
+		if pre != nil && (p.Network.ownNetns || !pre.matches(b.path, plan.Args, plan.Env, filter, c, fds)) {
+			pre.cancel()
+			pre = nil
+		}
+		if pre != nil {
+			a.Hit = true
+		} else if !p.Network.ownNetns && fds == aheadFDs && ownStdio(c) {
+			a.Launch = &Launch{Path: b.path, Args: plan.Args, Env: plan.Env}
+		}
+	}
+
 	var parentEnds, childEnds []*os.File
 	fail := func(err error) (Process, error) {
 		closeAll(parentEnds...)
 		closeAll(childEnds...)
 		return nil, err
 	}
-	pipe := func(what string) (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err != nil {
-			return nil, nil, fmt.Errorf("sandbox bwrap: %s pipe: %w", what, err)
+	var (
+		child                            *forkedChild
+		statusR, syncR, seccompW, blockW *os.File
+		release                          = func() {}
+	)
+	if pre != nil {
+		child, statusR, seccompW, blockW = pre.child, pre.statusR, pre.seccompW, pre.blockW
+		parentEnds = append(parentEnds, statusR, seccompW, blockW)
+	} else {
+		pipe := func(what string) (r, w *os.File, err error) {
+			r, w, err = os.Pipe()
+			if err != nil {
+				return nil, nil, fmt.Errorf("sandbox bwrap: %s pipe: %w", what, err)
+			}
+			return r, w, nil
 		}
-		return r, w, nil
-	}
-	statusR, statusW, err := pipe("status")
-	if err != nil {
-		return fail(err)
-	}
-	parentEnds, childEnds = append(parentEnds, statusR), append(childEnds, statusW)
-	seccompR, seccompW, err := pipe("seccomp")
-	if err != nil {
-		return fail(err)
-	}
-	childEnds = append(childEnds, seccompR)
-	// The filter is far smaller than a pipe's buffer: write it whole now.
-	_, err = seccompW.Write(filter)
-	seccompW.Close()
-	if err != nil {
-		return fail(fmt.Errorf("sandbox bwrap: write seccomp filter: %w", err))
-	}
-	var syncR *os.File
-	if fds.Sync > 0 {
-		r, w, err := pipe("sync")
+		var statusW *os.File
+		statusR, statusW, err = pipe("status")
 		if err != nil {
 			return fail(err)
 		}
-		syncR = r
-		parentEnds, childEnds = append(parentEnds, r), append(childEnds, w)
-	}
-	blockR, blockW, err := pipe("block")
-	if err != nil {
-		return fail(err)
-	}
-	parentEnds, childEnds = append(parentEnds, blockW), append(childEnds, blockR)
-
-	// bwrap must not get the terminal's SIGINT: it would die and take the
-	// sandbox with it before the command's handler ran. safeexec forwards
-	// signals through Signal instead (Setpgid).
-	var child *forkedChild
-	start := func() (err error) {
-		child, err = forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
-			append(append([]*os.File(nil), c.ExtraFiles...), childEnds...))
+		parentEnds, childEnds = append(parentEnds, statusR), append(childEnds, statusW)
+		var seccompR *os.File
+		seccompR, seccompW, err = pipe("seccomp")
 		if err != nil {
-			return fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable)
+			return fail(err)
 		}
-		return nil
-	}
-	release := func() {}
-	if p.Network.ownNetns {
-		release, err = netnsThread(func() error {
-			if err := p.Network.Listen(listenHere); err != nil {
-				return fmt.Errorf("sandbox bwrap: network: %w", err)
+		parentEnds, childEnds = append(parentEnds, seccompW), append(childEnds, seccompR)
+		if fds.Sync > 0 {
+			r, w, err := pipe("sync")
+			if err != nil {
+				return fail(err)
 			}
-			return start()
-		})
-	} else {
-		err = start()
-	}
-	closeAll(childEnds...)
-	childEnds = nil
-	if err != nil {
-		return fail(err)
+			syncR = r
+			parentEnds, childEnds = append(parentEnds, r), append(childEnds, w)
+		}
+		var blockR *os.File
+		blockR, blockW, err = pipe("block")
+		if err != nil {
+			return fail(err)
+		}
+		parentEnds, childEnds = append(parentEnds, blockW), append(childEnds, blockR)
+
+		// bwrap must not get the terminal's SIGINT: it would die and take the
+		// sandbox with it before the command's handler ran. safeexec forwards
+		// signals through Signal instead (Setpgid).
+		start := func() (err error) {
+			child, err = forkExec(b.path, append([]string{"bwrap"}, plan.Args...), plan.Env, c,
+				append(append([]*os.File(nil), c.ExtraFiles...), childEnds...))
+			if err != nil {
+				return fmt.Errorf("sandbox bwrap: start %s: %w: %w", b.path, err, ErrUnavailable)
+			}
+			return nil
+		}
+		if p.Network.ownNetns {
+			release, err = netnsThread(func() error {
+				if err := p.Network.Listen(listenHere); err != nil {
+					return fmt.Errorf("sandbox bwrap: network: %w", err)
+				}
+				return start()
+			})
+		} else {
+			err = start()
+		}
+		closeAll(childEnds...)
+		childEnds = nil
+		if err != nil {
+			return fail(err)
+		}
 	}
 	// bwrap builds the sandbox now and then waits on the block
 	// descriptor; until it is written the command cannot start. Meanwhile:
@@ -419,7 +439,7 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 		// bwrap exited before creating the sandbox: namespaces refused,
 		// a mount that failed, a bad option. Its message is on stderr.
 		proc.Kill()
-		blockW.Close()
+		closeAll(seccompW, blockW)
 		st, _ := proc.Wait()
 		if b.probe != nil {
 			b.probe.forget()
@@ -440,7 +460,7 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 		if err != nil {
 			// Killed before the block is lifted: the command never runs.
 			proc.Kill()
-			blockW.Close()
+			closeAll(seccompW, blockW)
 			proc.Wait()
 			return nil, fmt.Errorf("sandbox bwrap: network: %w: %w", err, errJoinNetns)
 		}
@@ -455,15 +475,13 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 		if err != nil {
 			// Killed before the block is lifted: the command never runs.
 			proc.Kill()
-			blockW.Close()
+			closeAll(seccompW, blockW)
 			proc.Wait()
 			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
 	}
 	// Let the sandbox go on to start the command.
-	_, err = blockW.Write([]byte{1})
-	blockW.Close()
-	if err != nil {
+	if err = releaseSandbox(seccompW, blockW, filter); err != nil {
 		proc.Kill()
 		proc.Wait()
 		return nil, fmt.Errorf("sandbox bwrap: start the command: %w", err)

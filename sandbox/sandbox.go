@@ -142,6 +142,9 @@ type Command struct {
 	// controlling terminal, in a session of its own, so editors, pagers
 	// and password prompts find /dev/tty.
 	Terminal bool
+	// Ahead is a sandbox started before the policy was known, used when
+	// it is the one this command needs (bwrap only; nil: none).
+	Ahead *Ahead
 }
 
 // Backend turns a Policy and a Command into a confined, started process.

@@ -69,6 +69,25 @@ type env struct {
 	// raise is a signal to end with once everything is written (one that
 	// arrived while a question was shown).
 	raise os.Signal
+	// ahead is a plain run's sandbox started ahead.
+	ahead *safeexec.Ahead
+}
+
+// aheadSpec describes this plain run for StartAhead.
+func (e *env) aheadSpec() safeexec.AheadSpec {
+	inv := e.inv
+	spec := safeexec.AheadSpec{Cwd: e.cwd, Flags: inv.flags, Script: inv.hasScript, Environ: e.environ}
+	if x := e.getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		spec.StateDir = filepath.Join(x, "safeexec")
+	} else {
+		spec.StateDir = filepath.Join(e.home, ".local", "state", "safeexec")
+	}
+	if inv.hasScript {
+		spec.Tail = append([]string{inv.script}, inv.scriptArgs...)
+	} else {
+		spec.Tail = inv.argv
+	}
+	return spec
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -122,6 +141,14 @@ func (e *env) main(args []string) int {
 		// guess.
 		fmt.Fprintf(e.stderr, "safeexec: %v; set HOME\n", err)
 		return safeexec.ExitCodeError
+	}
+
+	// A plain run starts its sandbox now, as the last such run here
+	// started it, while the policy is loaded and the command judged: it
+	// is used only if it turns out to be the very sandbox the run needs.
+	if inv.sub == "" && (inv.hasArgv || inv.hasScript) && e.getenv("SAFEEXEC_NESTED") == "" {
+		e.ahead = safeexec.StartAhead(e.aheadSpec())
+		defer e.ahead.Close()
 	}
 
 	app := e.app()
@@ -356,6 +383,7 @@ func (e *env) request(c *cli.Context, pol *configs.Effective) *safeexec.Request 
 		Policy:     pol,
 		Yes:        c.Bool("yes"),
 		Notes:      e.stderr,
+		Ahead:      e.ahead,
 	}
 	if pol.PromptChannel != "none" {
 		req.Prompter = e.prompter

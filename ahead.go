@@ -1,0 +1,349 @@
+package safeexec
+
+// Starting the sandbox ahead of the plan.
+//
+// Most of a plain run's time is bwrap building the sandbox, and most of
+// safeexec's own work (loading the policy, judging the command, planning
+// the mounts) does not need it: the two could overlap, but the sandbox
+// depends on that work. A run therefore remembers how it started bwrap
+// (its options and environment, not its command), per working directory
+// and set of flags, and the next such run starts bwrap that way at once,
+// before it has loaded anything (sandbox.Ahead). bwrap stops before the
+// command as it always does; the run uses it only when the launch it
+// then computes is the remembered one, byte for byte, and kills it
+// otherwise. Nothing the memory says can make a command run that the
+// run itself would not have started in exactly that sandbox.
+//
+// What is remembered lives in safeexec's state directory, which the
+// sandbox masks (a sandboxed command cannot write it), in files only the
+// user can write, with a checksum. It holds no command and no value of
+// the user's environment: a variable passed on unchanged is remembered by
+// name, and its value taken from the next run's own environment; the
+// nested channel's directory, made anew by each run, is remembered as a
+// placeholder and made by the run that starts ahead.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/safeexec/safeexec/sandbox"
+)
+
+// aheadMagic starts a remembered launch (version 1).
+const aheadMagic = "safeexec-ahead-1\n"
+
+// aheadNested stands for the nested channel's directory.
+const aheadNested = "\x01nested\x01"
+
+// aheadMaxFile bounds a remembered launch.
+const aheadMaxFile = 1 << 20
+
+// Ahead is a run's sandbox started ahead (or the place to remember this
+// run's launch for the next one). The zero value and nil do nothing.
+type Ahead struct {
+	file string
+	tail []string
+	sb   *sandbox.Ahead
+	// nested is the nested channel's directory made for the early
+	// sandbox; nestedTaken once the run uses it.
+	nested      string
+	nestedTaken bool
+	// ready is closed once the memory was read and the sandbox started
+	// (sb, nested set).
+	ready chan struct{}
+	saved chan struct{}
+}
+
+// AheadSpec says which run is starting: its kind is the working
+// directory, the user, the flags and whether the command is a script;
+// Tail is the command as given (argv, or the script and its arguments).
+type AheadSpec struct {
+	StateDir string
+	Cwd      string
+	Flags    []string
+	Script   bool
+	Tail     []string
+	Environ  []string
+}
+
+// StartAhead starts the sandbox of a run of spec's kind as the last one
+// started it, if there was one (see above). Call Close when the run is
+// over, whether or not it started a command.
+func StartAhead(spec AheadSpec) *Ahead {
+	if runtime.GOOS != "linux" || spec.StateDir == "" || !filepath.IsAbs(spec.StateDir) || len(spec.Tail) == 0 {
+		return nil
+	}
+	a := &Ahead{file: aheadFile(spec), tail: spec.Tail, ready: make(chan struct{})}
+	go func() {
+		defer close(a.ready)
+		if l, err := a.load(spec.Environ); err == nil {
+			a.sb = sandbox.StartAhead(l)
+		}
+	}()
+	return a
+}
+
+// aheadFile names the memory of spec's kind of run.
+func aheadFile(spec AheadSpec) string {
+	h := sha256.New()
+	kind := "argv"
+	if spec.Script {
+		kind = "script"
+	}
+	h.Write([]byte(strconv.Itoa(os.Geteuid()) + "\x00" + spec.Cwd + "\x00" + kind + "\x00"))
+	for _, f := range spec.Flags {
+		h.Write([]byte(f + "\x00"))
+	}
+	return filepath.Join(spec.StateDir, "ahead", hex.EncodeToString(h.Sum(nil)[:16]))
+}
+
+// load reads the remembered launch and makes it this run's: the command,
+// the environment's values, the nested channel's directory.
+func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
+	b, err := readAheadFile(a.file)
+	if err != nil {
+		return nil, err
+	}
+	path, opts, head, env, err := decodeAhead(b)
+	if err != nil {
+		return nil, err
+	}
+	host := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			if _, dup := host[k]; !dup {
+				host[k] = kv
+			}
+		}
+	}
+	for i, e := range env {
+		if name, ok := strings.CutPrefix(e, "="); ok {
+			kv, found := host[name]
+			if !found {
+				return nil, errors.New("ahead: a variable is gone")
+			}
+			env[i] = kv
+		}
+	}
+	args, err := sandbox.JoinLaunchArgs(opts, slices.Concat(head, a.tail))
+	if err != nil {
+		return nil, err
+	}
+	if slicesContain(args, aheadNested) || slicesContain(env, aheadNested) {
+		dir, err := os.MkdirTemp(runtimeDir(), "safeexec-nested-")
+		if err != nil {
+			return nil, err
+		}
+		a.nested = dir
+		for _, list := range [][]string{args, env} {
+			for i, s := range list {
+				list[i] = strings.ReplaceAll(s, aheadNested, dir)
+			}
+		}
+	}
+	return &sandbox.Launch{Path: path, Args: args, Env: env}, nil
+}
+
+func slicesContain(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeAhead writes a launch: magic, checksum of the rest, then bwrap's
+// path and three counted lists (options, the command's head, environment),
+// every string NUL-terminated.
+func encodeAhead(path string, opts, head, env []string) []byte {
+	var body bytes.Buffer
+	put := func(s string) { body.WriteString(s); body.WriteByte(0) }
+	put(path)
+	for _, list := range [][]string{opts, head, env} {
+		put(strconv.Itoa(len(list)))
+		for _, s := range list {
+			put(s)
+		}
+	}
+	sum := sha256.Sum256(body.Bytes())
+	out := make([]byte, 0, len(aheadMagic)+65+body.Len())
+	out = append(out, aheadMagic...)
+	out = append(out, hex.EncodeToString(sum[:])...)
+	out = append(out, '\n')
+	return append(out, body.Bytes()...)
+}
+
+func decodeAhead(b []byte) (path string, opts, head, env []string, err error) {
+	bad := errors.New("ahead: damaged")
+	rest, ok := bytes.CutPrefix(b, []byte(aheadMagic))
+	if !ok || len(rest) < 65 || rest[64] != '\n' {
+		return "", nil, nil, nil, bad
+	}
+	sum := sha256.Sum256(rest[65:])
+	if hex.EncodeToString(sum[:]) != string(rest[:64]) {
+		return "", nil, nil, nil, bad
+	}
+	fields := strings.Split(string(rest[65:]), "\x00")
+	if len(fields) < 2 || fields[len(fields)-1] != "" {
+		return "", nil, nil, nil, bad
+	}
+	fields = fields[:len(fields)-1]
+	path, fields = fields[0], fields[1:]
+	var lists [3][]string
+	for i := range lists {
+		if len(fields) == 0 {
+			return "", nil, nil, nil, bad
+		}
+		n, err := strconv.Atoi(fields[0])
+		if err != nil || n < 0 || n > len(fields)-1 {
+			return "", nil, nil, nil, bad
+		}
+		lists[i], fields = fields[1:1+n], fields[1+n:]
+	}
+	if len(fields) != 0 {
+		return "", nil, nil, nil, bad
+	}
+	return path, lists[0], lists[1], lists[2], nil
+}
+
+// sandboxAhead is what the sandbox backend gets (nil: nothing).
+func (a *Ahead) sandboxAhead() *sandbox.Ahead {
+	if a == nil {
+		return nil
+	}
+	<-a.ready
+	if a.sb == nil {
+		a.sb = &sandbox.Ahead{}
+	}
+	return a.sb
+}
+
+// takeNested hands the nested channel's directory made for the early
+// sandbox to the run ("" if none was made).
+func (a *Ahead) takeNested() string {
+	if a == nil {
+		return ""
+	}
+	<-a.ready
+	if a.nested == "" || a.nestedTaken {
+		return ""
+	}
+	a.nestedTaken = true
+	return a.nested
+}
+
+// remember keeps the run's launch for the next run of its kind, in the
+// background (Close waits for it): when the backend reported one, it did
+// not come from the memory, and it can be remembered whole.
+func (a *Ahead) remember(environ []string, nested string) {
+	if a == nil {
+		return
+	}
+	<-a.ready
+	if a.sb == nil || a.sb.Hit || a.sb.Launch == nil {
+		return
+	}
+	l := a.sb.Launch
+	a.saved = make(chan struct{})
+	go func() {
+		defer close(a.saved)
+		b := a.encode(l, environ, nested)
+		if b == nil {
+			return
+		}
+		writeAheadFile(a.file, b)
+	}()
+}
+
+// encode turns a launch into what is remembered, or nil when it cannot be
+// (its command does not end with the run's, options not allowed ahead).
+func (a *Ahead) encode(l *sandbox.Launch, environ []string, nested string) []byte {
+	opts, command, ok := sandbox.SplitLaunchArgs(l.Args)
+	if !ok || len(command) < len(a.tail) {
+		return nil
+	}
+	head := command[:len(command)-len(a.tail)]
+	for i, s := range a.tail {
+		if command[len(head)+i] != s {
+			return nil
+		}
+	}
+	host := make(map[string]bool, len(environ))
+	for _, kv := range environ {
+		host[kv] = true
+	}
+	env := make([]string, len(l.Env))
+	for i, kv := range l.Env {
+		if host[kv] {
+			name, _, _ := strings.Cut(kv, "=")
+			env[i] = "=" + name
+		} else {
+			env[i] = kv
+		}
+	}
+	opts = append([]string(nil), opts...)
+	head = append([]string(nil), head...)
+	for _, list := range [][]string{opts, head, env} {
+		for i, s := range list {
+			if strings.Contains(s, "\x00") || strings.Contains(s, aheadNested) {
+				return nil
+			}
+			if nested != "" {
+				list[i] = strings.ReplaceAll(s, nested, aheadNested)
+			}
+		}
+	}
+	return encodeAhead(l.Path, opts, head, env)
+}
+
+// writeAheadFile replaces name with b, readable and writable by the user
+// alone.
+func writeAheadFile(name string, b []byte) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Close ends what StartAhead began: the early sandbox, if the run did not
+// use it, is killed; the nested channel's directory made for it is removed
+// if the run did not take it; the run's launch is written.
+func (a *Ahead) Close() {
+	if a == nil {
+		return
+	}
+	<-a.ready
+	if a.sb != nil {
+		a.sb.Cancel()
+	}
+	if a.nested != "" && !a.nestedTaken {
+		os.RemoveAll(a.nested)
+	}
+	if a.saved != nil {
+		<-a.saved
+	}
+}

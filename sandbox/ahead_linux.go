@@ -1,0 +1,155 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// prestart is a bwrap started ahead (see Ahead).
+type prestart struct {
+	done     chan struct{}
+	err      error
+	launch   Launch
+	filter   []byte
+	child    *forkedChild
+	statusR  *os.File
+	seccompW *os.File
+	blockW   *os.File
+}
+
+// aheadFDs is the descriptor layout of every launch started ahead.
+var aheadFDs = bwrapFDs{Status: 3, Seccomp: 4, Block: 5}
+
+// StartAhead starts bwrap as l says, in the background, with safeexec's
+// own stdio as the command's, blocked before the command (see Ahead). l
+// must come from JoinLaunchArgs. Every source mounted must exist: a
+// launch that bwrap would refuse is not tried (its message would reach
+// the user's terminal).
+func StartAhead(l *Launch) *Ahead {
+	if _, _, ok := SplitLaunchArgs(l.Args); !ok || !launchSourcesExist(l.Args) {
+		return &Ahead{}
+	}
+	pre := &prestart{done: make(chan struct{}), launch: *l}
+	go func() {
+		defer close(pre.done)
+		pre.err = pre.start()
+	}()
+	return &Ahead{pre: pre}
+}
+
+// launchSourcesExist reports whether every bind's source and the
+// working directory are there.
+func launchSourcesExist(args []string) bool {
+	var st unix.Stat_t
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--bind", "--ro-bind":
+			if unix.Stat(args[i+1], &st) != nil {
+				return false
+			}
+			i += 2
+		case "--chdir":
+			if unix.Stat(args[i+1], &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				return false
+			}
+			i++
+		default:
+			i += aheadArity[args[i]]
+		}
+	}
+	return true
+}
+
+func (pre *prestart) start() error {
+	markInheritedCloexec()
+	filter, err := seccompBytes()
+	if err != nil {
+		return err
+	}
+	pre.filter = filter
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	seccompR, seccompW, err := os.Pipe()
+	if err != nil {
+		closeAll(statusR, statusW)
+		return err
+	}
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		closeAll(statusR, statusW, seccompR, seccompW)
+		return err
+	}
+	own := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	child, err := forkExec(pre.launch.Path, append([]string{"bwrap"}, pre.launch.Args...), pre.launch.Env, own,
+		[]*os.File{statusW, seccompR, blockR})
+	closeAll(statusW, seccompR, blockR)
+	if err != nil {
+		closeAll(statusR, seccompW, blockW)
+		return err
+	}
+	pre.child, pre.statusR, pre.seccompW, pre.blockW = child, statusR, seccompW, blockW
+	return nil
+}
+
+// matches reports whether the early bwrap is the one Start would start
+// now: same program, arguments, environment and filter; the command's
+// stdio safeexec's own; the descriptors the same.
+func (pre *prestart) matches(path string, args, env []string, filter []byte, c *Command, fds bwrapFDs) bool {
+	<-pre.done
+	return pre.err == nil && fds == aheadFDs && pre.launch.Path == path &&
+		slices.Equal(pre.launch.Args, args) && slices.Equal(pre.launch.Env, env) &&
+		bytes.Equal(pre.filter, filter) && ownStdio(c)
+}
+
+// ownStdio reports whether c's stdio is safeexec's own 0-2 and nothing
+// else is handed in.
+func ownStdio(c *Command) bool {
+	in, ok0 := c.Stdin.(*os.File)
+	out, ok1 := c.Stdout.(*os.File)
+	errw, ok2 := c.Stderr.(*os.File)
+	return ok0 && ok1 && ok2 && in == os.Stdin && out == os.Stdout && errw == os.Stderr &&
+		len(c.ExtraFiles) == 0 && !c.Terminal
+}
+
+// cancel kills the early bwrap, which has not run the command (see
+// releaseSandbox): bwrap and the sandbox's first process, which are one
+// process group until the block is lifted.
+func (pre *prestart) cancel() {
+	<-pre.done
+	if pre.err != nil {
+		return
+	}
+	// Not reaped yet: the group cannot be another's meanwhile.
+	unix.Kill(-pre.child.pid, unix.SIGKILL)
+	closeAll(pre.statusR, pre.seccompW, pre.blockW)
+	go pre.child.reap()
+}
+
+// releaseSandbox lets a sandbox bwrap built go on to start the command:
+// the seccomp filter, then the block descriptor. bwrap reads the block
+// descriptor and then the filter, and goes on at end of file as at data:
+// were safeexec to die before it released the sandbox, bwrap would find
+// the block ended and then an empty filter, which it cannot install and
+// exits: the command never runs. (The filter, at most 32 KiB, fits in
+// the pipe's buffer.)
+func releaseSandbox(seccompW, blockW *os.File, filter []byte) error {
+	_, err := seccompW.Write(filter)
+	if cerr := seccompW.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		blockW.Close()
+		return fmt.Errorf("write seccomp filter: %w", err)
+	}
+	_, err = blockW.Write([]byte{1})
+	if cerr := blockW.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

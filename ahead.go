@@ -27,12 +27,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/safeexec/safeexec/sandbox"
 )
@@ -49,9 +51,10 @@ const aheadMaxFile = 1 << 20
 // Ahead is a run's sandbox started ahead (or the place to remember this
 // run's launch for the next one). The zero value and nil do nothing.
 type Ahead struct {
-	file string
-	tail []string
-	sb   *sandbox.Ahead
+	file   string
+	memory *AheadMemory
+	tail   []string
+	sb     *sandbox.Ahead
 	// nested is the nested channel's directory made for the early
 	// sandbox; nestedTaken once the run uses it.
 	nested      string
@@ -66,26 +69,74 @@ type Ahead struct {
 // directory, the user, the flags and whether the command is a script;
 // Tail is the command as given (argv, or the script and its arguments).
 type AheadSpec struct {
+	// StateDir is safeexec's state directory, where launches are
+	// remembered; Memory, when set, keeps them instead (a process that
+	// runs many commands: serve).
 	StateDir string
+	Memory   *AheadMemory
 	Cwd      string
 	Flags    []string
 	Script   bool
 	Tail     []string
 	Environ  []string
+	// The command's stdio, as the run will give it (the sandbox started
+	// ahead is used only if it is the same).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// AheadMemory keeps the launches of a process's runs, for its later runs.
+type AheadMemory struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// aheadMemoryMax bounds what an AheadMemory keeps.
+const aheadMemoryMax = 64
+
+// Len is the number of launches kept.
+func (m *AheadMemory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.m)
+}
+
+func (m *AheadMemory) get(key string) []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.m[key]
+}
+
+func (m *AheadMemory) put(key string, b []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string][]byte{}
+	}
+	if _, ok := m.m[key]; !ok && len(m.m) >= aheadMemoryMax {
+		for k := range m.m { // forget one
+			delete(m.m, k)
+			break
+		}
+	}
+	m.m[key] = b
 }
 
 // StartAhead starts the sandbox of a run of spec's kind as the last one
 // started it, if there was one (see above). Call Close when the run is
 // over, whether or not it started a command.
 func StartAhead(spec AheadSpec) *Ahead {
-	if runtime.GOOS != "linux" || spec.StateDir == "" || !filepath.IsAbs(spec.StateDir) || len(spec.Tail) == 0 {
+	if runtime.GOOS != "linux" || len(spec.Tail) == 0 {
 		return nil
 	}
-	a := &Ahead{file: aheadFile(spec), tail: spec.Tail, ready: make(chan struct{})}
+	if spec.Memory == nil && (spec.StateDir == "" || !filepath.IsAbs(spec.StateDir)) {
+		return nil
+	}
+	a := &Ahead{file: aheadFile(spec), memory: spec.Memory, tail: spec.Tail, ready: make(chan struct{})}
 	go func() {
 		defer close(a.ready)
 		if l, err := a.load(spec.Environ); err == nil {
-			a.sb = sandbox.StartAhead(l)
+			a.sb = sandbox.StartAhead(l, spec.Stdin, spec.Stdout, spec.Stderr)
 		}
 	}()
 	return a
@@ -108,8 +159,13 @@ func aheadFile(spec AheadSpec) string {
 // load reads the remembered launch and makes it this run's: the command,
 // the environment's values, the nested channel's directory.
 func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
-	b, err := readAheadFile(a.file)
-	if err != nil {
+	var b []byte
+	var err error
+	if a.memory != nil {
+		if b = a.memory.get(a.file); b == nil {
+			return nil, errors.New("ahead: nothing remembered")
+		}
+	} else if b, err = readAheadFile(a.file); err != nil {
 		return nil, err
 	}
 	path, opts, head, env, err := decodeAhead(b)
@@ -257,10 +313,13 @@ func (a *Ahead) remember(environ []string, nested string) {
 	go func() {
 		defer close(a.saved)
 		b := a.encode(l, environ, nested)
-		if b == nil {
-			return
+		switch {
+		case b == nil:
+		case a.memory != nil:
+			a.memory.put(a.file, b)
+		default:
+			writeAheadFile(a.file, b)
 		}
-		writeAheadFile(a.file, b)
 	}()
 }
 

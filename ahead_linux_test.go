@@ -53,7 +53,7 @@ func aheadRun(t *testing.T, project string, environ []string, argv ...string) (*
 		t.Fatal(err)
 	}
 	a := StartAhead(AheadSpec{StateDir: filepath.Join(os.Getenv("XDG_STATE_HOME"), "safeexec"), Cwd: project,
-		Flags: []string{"--no-network"}, Tail: argv, Environ: environ})
+		Flags: []string{"--no-network"}, Tail: argv, Environ: environ, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	defer a.Close()
 	res, err := Run(context.Background(), &Request{Argv: argv, Cwd: project, Environ: environ, Policy: pol,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Ahead: a})

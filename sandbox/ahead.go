@@ -8,9 +8,8 @@ import (
 
 // Launch is how the bwrap backend started a sandbox: bwrap's path, its
 // arguments (after argv[0]) and its environment. The descriptors are
-// always the same when a launch is reported: the command's stdio is
-// safeexec's own 0-2, then bwrap's status (3), seccomp (4) and block (5)
-// descriptors.
+// always the same when a launch is reported: the command's stdio as 0-2,
+// then bwrap's status (3), seccomp (4) and block (5) descriptors.
 type Launch struct {
 	Path string
 	Args []string
@@ -23,7 +22,8 @@ type Launch struct {
 // command, and then waits, as always, on its block descriptor: the
 // command starts only once Start has found that the arguments,
 // environment and seccomp filter it computed for this run are, byte for
-// byte, the ones the early bwrap was given, and has lifted the block. On
+// byte, the ones the early bwrap was given, and the command's stdio the
+// same, and has lifted the block. On
 // any difference, or when the run does not start a command at all, the
 // early bwrap is killed before it could run anything.
 //
@@ -37,9 +37,8 @@ type Ahead struct {
 	// Hit says the sandbox started ahead was the one the command ran in.
 	Hit bool
 	// Launch is how Start started bwrap when that start could have been
-	// made ahead (the command's stdio is safeexec's own, nothing else is
-	// handed in, no network namespace of safeexec's making) and was not;
-	// nil otherwise.
+	// made ahead (nothing but stdio handed in, no terminal, no network
+	// namespace of safeexec's making) and was not; nil otherwise.
 	Launch *Launch
 }
 

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"io"
 	"fmt"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ type prestart struct {
 	err      error
 	launch   Launch
 	filter   []byte
+	stdio    Command // the command's stdin, stdout and stderr
 	child    *forkedChild
 	statusR  *os.File
 	seccompW *os.File
@@ -24,16 +26,18 @@ type prestart struct {
 // aheadFDs is the descriptor layout of every launch started ahead.
 var aheadFDs = bwrapFDs{Status: 3, Seccomp: 4, Block: 5}
 
-// StartAhead starts bwrap as l says, in the background, with safeexec's
-// own stdio as the command's, blocked before the command (see Ahead). l
-// must come from JoinLaunchArgs. Every source mounted must exist: a
-// launch that bwrap would refuse is not tried (its message would reach
-// the user's terminal).
-func StartAhead(l *Launch) *Ahead {
+// StartAhead starts bwrap as l says, in the background, with stdin,
+// stdout and stderr as the command's (what is not a file goes through a
+// pipe, copied once the sandbox is used), blocked before the command (see
+// Ahead). l must come from JoinLaunchArgs. Every source mounted must
+// exist: a launch that bwrap would refuse is not tried (its message
+// would reach the command's stderr).
+func StartAhead(l *Launch, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
 	if _, _, ok := SplitLaunchArgs(l.Args); !ok || !launchSourcesExist(l.Args) {
 		return &Ahead{}
 	}
-	pre := &prestart{done: make(chan struct{}), launch: *l}
+	pre := &prestart{done: make(chan struct{}), launch: *l,
+		stdio: Command{Stdin: stdin, Stdout: stdout, Stderr: stderr}}
 	go func() {
 		defer close(pre.done)
 		pre.err = pre.start()
@@ -85,8 +89,7 @@ func (pre *prestart) start() error {
 		closeAll(statusR, statusW, seccompR, seccompW)
 		return err
 	}
-	own := &Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
-	child, err := forkExec(pre.launch.Path, append([]string{"bwrap"}, pre.launch.Args...), pre.launch.Env, own,
+	child, err := forkExecHeld(pre.launch.Path, append([]string{"bwrap"}, pre.launch.Args...), pre.launch.Env, &pre.stdio,
 		[]*os.File{statusW, seccompR, blockR})
 	closeAll(statusW, seccompR, blockR)
 	if err != nil {
@@ -98,23 +101,20 @@ func (pre *prestart) start() error {
 }
 
 // matches reports whether the early bwrap is the one Start would start
-// now: same program, arguments, environment and filter; the command's
-// stdio safeexec's own; the descriptors the same.
+// now: same program, arguments, environment and filter, the same stdio
+// for the command, the same descriptors.
 func (pre *prestart) matches(path string, args, env []string, filter []byte, c *Command, fds bwrapFDs) bool {
 	<-pre.done
-	return pre.err == nil && fds == aheadFDs && pre.launch.Path == path &&
+	return pre.err == nil && fds == aheadFDs && !c.Terminal && pre.launch.Path == path &&
 		slices.Equal(pre.launch.Args, args) && slices.Equal(pre.launch.Env, env) &&
-		bytes.Equal(pre.filter, filter) && ownStdio(c)
+		bytes.Equal(pre.filter, filter) && sameReader(c.Stdin, pre.stdio.Stdin) &&
+		sameWriter(c.Stdout, pre.stdio.Stdout) && sameWriter(c.Stderr, pre.stdio.Stderr)
 }
 
-// ownStdio reports whether c's stdio is safeexec's own 0-2 and nothing
-// else is handed in.
-func ownStdio(c *Command) bool {
-	in, ok0 := c.Stdin.(*os.File)
-	out, ok1 := c.Stdout.(*os.File)
-	errw, ok2 := c.Stderr.(*os.File)
-	return ok0 && ok1 && ok2 && in == os.Stdin && out == os.Stdout && errw == os.Stderr &&
-		len(c.ExtraFiles) == 0 && !c.Terminal
+// sameReader is sameWriter for readers.
+func sameReader(a, b io.Reader) (same bool) {
+	defer func() { recover() }()
+	return a == b
 }
 
 // cancel kills the early bwrap, which has not run the command (see
@@ -128,6 +128,7 @@ func (pre *prestart) cancel() {
 	// Not reaped yet: the group cannot be another's meanwhile.
 	unix.Kill(-pre.child.pid, unix.SIGKILL)
 	closeAll(pre.statusR, pre.seccompW, pre.blockW)
+	pre.child.discard()
 	go pre.child.reap()
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func aheadTestParent(file, how string) int {
 	args, env, _ := strings.Cut(string(b), "\n=\n")
 	l := &Launch{Path: "", Args: strings.Split(args, "\n"), Env: strings.Split(env, "\n")}
 	l.Path, l.Args = l.Args[0], l.Args[1:]
-	a := StartAhead(l)
+	a := StartAhead(l, os.Stdin, os.Stdout, os.Stderr)
 	pre := a.pre
 	if pre == nil {
 		fmt.Println("error nothing started")
@@ -131,7 +132,7 @@ func TestAheadUsed(t *testing.T) {
 	marker := filepath.Join(dir, "marker")
 	script := "echo ran > " + marker
 	l := aheadLaunch(t, dir, "/bin/sh", "-c", script)
-	a := StartAhead(l)
+	a := StartAhead(l, os.Stdin, os.Stdout, os.Stderr)
 	if a.pre == nil {
 		t.Fatal("nothing started ahead")
 	}
@@ -153,6 +154,63 @@ func TestAheadUsed(t *testing.T) {
 	a.Cancel() // after use: nothing to do
 }
 
+// TestAheadCapturedOutput: a sandbox started ahead with writers that are
+// not files (serve's capture) is used when the run has the same ones, and
+// what the command prints reaches them only once it is.
+func TestAheadCapturedOutput(t *testing.T) {
+	dir := t.TempDir()
+	var out bwLockedBuffer
+	l := aheadLaunch(t, dir, "/bin/sh", "-c", "echo out; echo err >&2")
+	a := StartAhead(l, nil, &out, &out)
+	if a.pre == nil {
+		t.Fatal("nothing started ahead")
+	}
+	proc, err := bwBackend(t).Start(bwPolicy(t, dir), &Command{Argv: []string{"/bin/sh", "-c", "echo out; echo err >&2"},
+		Env: bwEnv, Stdout: &out, Stderr: &out, Ahead: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := proc.Wait(); err != nil || st.ExitCode != 0 {
+		t.Fatalf("run: %v %v", st, err)
+	}
+	if !a.Hit {
+		t.Error("the sandbox started ahead was not used")
+	}
+	if got := out.String(); got != "out\nerr\n" {
+		t.Errorf("output: %q", got)
+	}
+	// Another writer: not used, and nothing of it reaches either.
+	var other, mine bwLockedBuffer
+	a = StartAhead(l, nil, &other, &other)
+	proc, err = bwBackend(t).Start(bwPolicy(t, dir), &Command{Argv: []string{"/bin/sh", "-c", "echo out; echo err >&2"},
+		Env: bwEnv, Stdout: &mine, Stderr: &mine, Ahead: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc.Wait()
+	if a.Hit || mine.String() != "out\nerr\n" || other.String() != "" {
+		t.Errorf("hit %v, run's output %q, early one's %q", a.Hit, mine.String(), other.String())
+	}
+}
+
+// bwLockedBuffer is a buffer two goroutines may write.
+type bwLockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *bwLockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *bwLockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
 // TestAheadOtherLaunchNeverRuns: a sandbox started ahead that is not the
 // one the run needs (another command, another environment, other stdio)
 // is killed before its command could run, and the run's own runs.
@@ -172,13 +230,13 @@ func TestAheadOtherLaunchNeverRuns(t *testing.T) {
 		{"stdout", func(c *Command) {
 			c.Argv = []string{"/bin/sh", "-c", "echo x > " + late}
 			c.Stdout = &strings.Builder{}
-		}, false},
+		}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(early)
 			os.Remove(late)
-			a := StartAhead(aheadLaunch(t, dir, "/bin/sh", "-c", script))
+			a := StartAhead(aheadLaunch(t, dir, "/bin/sh", "-c", script), os.Stdin, os.Stdout, os.Stderr)
 			if a.pre == nil {
 				t.Fatal("nothing started ahead")
 			}
@@ -208,7 +266,7 @@ func TestAheadOtherLaunchNeverRuns(t *testing.T) {
 func TestAheadCancelNeverRuns(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "marker")
-	a := StartAhead(aheadLaunch(t, dir, "/bin/sh", "-c", "echo ran > "+marker))
+	a := StartAhead(aheadLaunch(t, dir, "/bin/sh", "-c", "echo ran > "+marker), os.Stdin, os.Stdout, os.Stderr)
 	if a.pre == nil {
 		t.Fatal("nothing started ahead")
 	}
@@ -305,14 +363,14 @@ func TestAheadLaunchShape(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "marker")
 	a := StartAhead(&Launch{Path: "/usr/bin/bwrap", Args: []string{"--die-with-parent", "--ro-bind", "/", "/", "--",
-		"/bin/sh", "-c", "echo ran > " + marker}})
+		"/bin/sh", "-c", "echo ran > " + marker}}, os.Stdin, os.Stdout, os.Stderr)
 	if a.pre != nil {
 		t.Fatal("a launch without the block was started ahead")
 	}
 	// And one with a missing source is not tried.
 	l := aheadLaunch(t, dir, "/bin/sh", "-c", "echo ran > "+marker)
 	l.Args = append([]string{l.Args[0], "--ro-bind", filepath.Join(dir, "missing"), "/mnt"}, l.Args[1:]...)
-	if a := StartAhead(l); a.pre != nil {
+	if a := StartAhead(l, os.Stdin, os.Stdout, os.Stderr); a.pre != nil {
 		a.Cancel()
 		t.Fatal("a launch with a missing source was started ahead")
 	}

@@ -2,10 +2,12 @@
 
 package sandbox
 
+import "io"
+
 // prestart exists only where bwrap does.
 type prestart struct{}
 
 func (*prestart) cancel() {}
 
 // StartAhead starts nothing here: only the bwrap backend starts ahead.
-func StartAhead(*Launch) *Ahead { return &Ahead{} }
+func StartAhead(*Launch, io.Reader, io.Writer, io.Writer) *Ahead { return &Ahead{} }

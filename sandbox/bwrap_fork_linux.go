@@ -20,11 +20,39 @@ type forkedChild struct {
 	pid    int
 	pidfd  int // -1 when the kernel gave none
 	copies sync.WaitGroup
+	// starts begin the copying (forkExecHeld leaves that to begin);
+	// spare are the parent's ends of the stdio pipes.
+	starts []func()
+	spare  []*os.File
+}
+
+// begin starts copying the stdio that goes through pipes.
+func (f *forkedChild) begin() {
+	for _, s := range f.starts {
+		s()
+	}
+	f.starts = nil
+}
+
+// discard closes the stdio pipes of a child that was never begun.
+func (f *forkedChild) discard() {
+	closeAll(f.spare...)
+	f.starts = nil
 }
 
 // forkExec starts path with argv and env in its own process group, c's
 // stdio as descriptors 0-2 and extra from 3 on.
 func forkExec(path string, argv, env []string, c *Command, extra []*os.File) (*forkedChild, error) {
+	ch, err := forkExecHeld(path, argv, env, c, extra)
+	if err == nil {
+		ch.begin()
+	}
+	return ch, err
+}
+
+// forkExecHeld is forkExec, but what goes through pipes is copied only
+// once begin is called.
+func forkExecHeld(path string, argv, env []string, c *Command, extra []*os.File) (*forkedChild, error) {
 	ch := &forkedChild{pidfd: -1}
 	var (
 		childEnds []*os.File // closed once the child has them
@@ -118,9 +146,7 @@ func forkExec(path string, argv, env []string, c *Command, extra []*os.File) (*f
 	}
 	closeAll(childEnds...)
 	ch.pid = pid
-	for _, s := range starts {
-		s()
-	}
+	ch.starts, ch.spare = starts, spare
 	return ch, nil
 }
 

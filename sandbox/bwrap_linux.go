@@ -339,7 +339,7 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 		}
 		if pre != nil {
 			a.Hit = true
-		} else if !p.Network.ownNetns && fds == aheadFDs && ownStdio(c) {
+		} else if !p.Network.ownNetns && fds == aheadFDs && !c.Terminal {
 			a.Launch = &Launch{Path: b.path, Args: plan.Args, Env: plan.Env}
 		}
 	}
@@ -358,6 +358,7 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 	if pre != nil {
 		child, statusR, seccompW, blockW = pre.child, pre.statusR, pre.seccompW, pre.blockW
 		parentEnds = append(parentEnds, statusR, seccompW, blockW)
+		child.begin()
 	} else {
 		pipe := func(what string) (r, w *os.File, err error) {
 			r, w, err = os.Pipe()

@@ -69,6 +69,10 @@ type Server struct {
 
 	mu   sync.Mutex
 	open int // terminals not yet released
+
+	// aheads are the launches of earlier commands, to start the next
+	// one's sandbox while its policy is loaded and it is judged.
+	aheads safeexec.AheadMemory
 }
 
 // New returns a Server.
@@ -451,16 +455,25 @@ func (c *conn) create(params json.RawMessage) (any, error) {
 	if err := c.s.reserve(); err != nil {
 		return nil, err
 	}
-	pol, err := c.loadPolicy(req.Cwd)
-	if err != nil {
-		c.s.unreserve()
-		return nil, err
-	}
 	t := &terminal{id: newID(), session: *p.SessionID, done: make(chan struct{})}
 	// A Capture's limit 0 keeps everything; a client's 0 keeps nothing.
 	t.out, t.keepNone = safeexec.NewCapture(max(int64(limit), 1)), limit == 0
-	req.Policy = pol
 	req.Stdout, req.Stderr, req.Notes = t.out, t.out, t.out
+	// The sandbox starts now as the last command's here started it; it
+	// is used only if it is the very one this command needs.
+	spec := safeexec.AheadSpec{Memory: &c.s.aheads, Cwd: req.Cwd, Flags: []string{"serve"}, Script: req.IsScript,
+		Tail: req.Argv, Environ: req.Environ, Stdout: t.out, Stderr: t.out}
+	if req.IsScript {
+		spec.Tail = []string{req.Script}
+	}
+	req.Ahead = safeexec.StartAhead(spec)
+	pol, err := c.loadPolicy(req.Cwd)
+	if err != nil {
+		req.Ahead.Close()
+		c.s.unreserve()
+		return nil, err
+	}
+	req.Policy = pol
 	if p.Approved {
 		req.Yes, req.YesBy = true, "client"
 	}
@@ -471,6 +484,7 @@ func (c *conn) create(params json.RawMessage) (any, error) {
 	go func() {
 		defer close(t.done)
 		t.outcome, t.err = safeexec.Run(ctx, req)
+		req.Ahead.Close()
 	}()
 	select {
 	case <-started:

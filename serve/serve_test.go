@@ -119,6 +119,7 @@ func (w *world) auditRecords(t *testing.T) []map[string]any {
 // responses and notifications on the other.
 type client struct {
 	t       testing.TB
+	srv     *Server
 	in      *io.PipeWriter
 	done    chan error
 	mu      sync.Mutex
@@ -138,7 +139,7 @@ func startClient(t testing.TB, o Options) *client {
 	srv := New(o)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, done: make(chan error, 1), calls: map[string]chan rpcReply{},
+	c := &client{t: t, srv: srv, in: inW, done: make(chan error, 1), calls: map[string]chan rpcReply{},
 		notes: make(chan map[string]any, 100), batches: make(chan []byte, 10)}
 	go func() {
 		err := srv.Serve(context.Background(), inR, outW)
@@ -714,5 +715,41 @@ func TestClassify(t *testing.T) {
 	c.ok("safeexec/classify", map[string]any{"command": "ls", "args": []string{"-la"}}, &res)
 	if res.Reasons == nil {
 		t.Errorf("reasons must be an array: %+v", res)
+	}
+}
+
+// TestSandboxStartedAhead: a command's sandbox starts while its policy is
+// loaded, as the last command's in the same directory started; outputs
+// stay each command's own, and a refused command never runs in one.
+func TestSandboxStartedAhead(t *testing.T) {
+	needBwrap(t)
+	w := newWorld(t)
+	c := startClient(t, options(w))
+	run := func(args ...string) outputJSON {
+		id := c.create(map[string]any{"command": "sh", "args": args})
+		var out outputJSON
+		c.ok("terminal/wait_for_exit", term(id), nil)
+		c.ok("terminal/output", term(id), &out)
+		c.ok("terminal/release", term(id), nil)
+		return out
+	}
+	for i := range 3 {
+		want := fmt.Sprintf("run %d\n", i)
+		if out := run("-c", fmt.Sprintf("echo run %d; echo $0 >/dev/null", i)); out.Output != want {
+			t.Errorf("run %d: output %q", i, out.Output)
+		}
+	}
+	if n := c.srv.aheads.Len(); n != 1 {
+		t.Errorf("%d launches remembered, want 1", n)
+	}
+	planted := filepath.Join(w.work, "planted")
+	r := c.call("terminal/create", map[string]any{"sessionId": "sess_1", "command": "sh",
+		"args": []string{"-c", "touch " + planted + "; sudo true"}})
+	if r.Error == nil {
+		t.Fatalf("sudo was not refused: %s", r.Result)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(planted); err == nil {
+		t.Fatal("a refused command ran in the sandbox started ahead")
 	}
 }

@@ -76,7 +76,8 @@ type env struct {
 // aheadSpec describes this plain run for StartAhead.
 func (e *env) aheadSpec() safeexec.AheadSpec {
 	inv := e.inv
-	spec := safeexec.AheadSpec{Cwd: e.cwd, Flags: inv.flags, Script: inv.hasScript, Environ: e.environ}
+	spec := safeexec.AheadSpec{Cwd: e.cwd, Flags: inv.flags, Script: inv.hasScript, Environ: e.environ,
+		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr}
 	if x := e.getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
 		spec.StateDir = filepath.Join(x, "safeexec")
 	} else {

@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"bytes"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 

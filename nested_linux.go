@@ -59,7 +59,7 @@ func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command) (*neste
 		}
 	}
 	sock := filepath.Join(dir, "outer.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	ln, err := listenUnix(sock)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("nested channel: %w", err)
@@ -274,4 +274,27 @@ func (s *nestedServer) nestedRecord(raw []byte) (*audit.Record, error) {
 	}
 	rec.Redact(s.secrets)
 	return &rec, nil
+}
+
+// listenUnix listens on a new unix socket at path. It is net.ListenUnix
+// without the read of the kernel's backlog limit (a 64 KiB buffer for
+// one number, on every run); the socket goes with its directory.
+func listenUnix(path string) (*net.UnixListener, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("socket: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: path}); err != nil {
+		return nil, fmt.Errorf("bind %s: %w", path, err)
+	}
+	if err := unix.Listen(fd, 128); err != nil {
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return nil, err
+	}
+	return ln.(*net.UnixListener), nil
 }

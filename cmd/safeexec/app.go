@@ -152,6 +152,14 @@ func (e *env) main(args []string) int {
 		defer e.ahead.Close()
 	}
 
+	// A plain run reads its flags directly when urfave/cli would read
+	// them the same (plainflags.go).
+	if inv.sub == "" && (inv.hasArgv || inv.hasScript) {
+		if pf, ok := parsePlainFlags(inv.flags); ok {
+			return e.exitCode(e.runPlain(pf))
+		}
+	}
+
 	app := e.app()
 	inv.hoistGlobals(app.Commands)
 	uargs := append([]string{"safeexec"}, inv.flags...)
@@ -266,13 +274,13 @@ safeexec [flags] serve [--socket PATH] [--max-terminals N]
 safeexec cache path|size|clean [--project DIR] [--all]`
 
 // loadPolicy reads the configuration with the global flags applied.
-func (e *env) loadPolicy(c *cli.Context) (*configs.Effective, error) {
+func (e *env) loadPolicy(c flagReader) (*configs.Effective, error) {
 	return e.loadPolicyAt(c, e.cwd, c.String("mode"))
 }
 
 // loadPolicyAt reads the configuration for a command run in cwd, with the
 // global flags applied and mode as --mode.
-func (e *env) loadPolicyAt(c *cli.Context, cwd, mode string) (*configs.Effective, error) {
+func (e *env) loadPolicyAt(c flagReader, cwd, mode string) (*configs.Effective, error) {
 	if o := e.outer(); o != nil {
 		return e.nestedPolicy(c, o, mode)
 	}
@@ -314,7 +322,11 @@ func (e *env) loadPolicyAt(c *cli.Context, cwd, mode string) (*configs.Effective
 // define, from the innermost command line that set it: c.String would
 // stop at the subcommand's own, unset, flag and miss a global one
 // ("safeexec --shell cmd check -c …").
-func innermost(c *cli.Context, name string) string {
+func innermost(fr flagReader, name string) string {
+	c, ok := fr.(*cli.Context)
+	if !ok {
+		return fr.String(name)
+	}
 	for _, ctx := range c.Lineage() {
 		if slices.Contains(ctx.LocalFlagNames(), name) {
 			return ctx.String(name)
@@ -325,18 +337,22 @@ func innermost(c *cli.Context, name string) string {
 
 // runAction is the default action: run argv or a script.
 func (e *env) runAction(c *cli.Context) error {
-	inv := e.inv
 	if c.Bool("version") {
 		fmt.Fprintln(e.stdout, "safeexec", versionString())
 		return nil
 	}
-	if !inv.hasArgv && !inv.hasScript {
+	if !e.inv.hasArgv && !e.inv.hasScript {
 		cli.ShowAppHelp(c)
 		return exitf(safeexec.ExitCodeError, "nothing to run: give a command after --, or -c SCRIPT")
 	}
 	if c.Bool("json") {
 		return e.runJSON(c)
 	}
+	return e.runPlain(c)
+}
+
+// runPlain runs argv or a script, its output streamed.
+func (e *env) runPlain(c flagReader) error {
 	if c.IsSet("output-limit") {
 		return exitf(safeexec.ExitCodeError, "--output-limit applies to --json output only")
 	}
@@ -369,7 +385,7 @@ func (e *env) runAction(c *cli.Context) error {
 
 // request is the run request for the invocation, with stdio and the
 // prompter of a terminal session.
-func (e *env) request(c *cli.Context, pol *configs.Effective) *safeexec.Request {
+func (e *env) request(c flagReader, pol *configs.Effective) *safeexec.Request {
 	inv := e.inv
 	req := &safeexec.Request{
 		Argv:       inv.argv,
@@ -401,7 +417,7 @@ func (e *env) request(c *cli.Context, pol *configs.Effective) *safeexec.Request 
 
 // ci reports whether this is a CI job: --ci, or CI=true (or 1) as GitHub
 // Actions, GitLab CI and most others set it.
-func (e *env) ci(c *cli.Context) bool {
+func (e *env) ci(c flagReader) bool {
 	if c.Bool("ci") {
 		return true
 	}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/safeexec/safeexec"
 	"github.com/safeexec/safeexec/configs"
 )
@@ -34,7 +32,7 @@ func (e *env) outer() *safeexec.Outer {
 // Nothing on this command line may widen it: the sandbox is the outer
 // run's and stays as it is. Flags that would need a sandbox of their own
 // are refused; a timeout still applies.
-func (e *env) nestedPolicy(c *cli.Context, o *safeexec.Outer, mode string) (*configs.Effective, error) {
+func (e *env) nestedPolicy(c flagReader, o *safeexec.Outer, mode string) (*configs.Effective, error) {
 	pol := *o.Policy
 	refuse := func(flag string) error {
 		return exitf(safeexec.ExitCodeError,

@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// needFanWatch starts a watch on dir's file system, or skips.
+func needFanWatch(t *testing.T, dir string) *fanWatch {
+	t.Helper()
+	fw, err := newFanWatch([]string{dir})
+	if err != nil {
+		t.Skipf("no fanotify watch here: %v", err)
+	}
+	return fw
+}
+
+// TestFanWatchBatches: a run that changes something every millisecond
+// wakes the reader at most once per batch (plus the first), and every
+// directory it changed is recorded, with the directories it made, up to
+// the last change before stop.
+func TestFanWatchBatches(t *testing.T) {
+	old := fanBatch
+	fanBatch = 40 * time.Millisecond
+	defer func() { fanBatch = old }()
+	root := t.TempDir()
+	fw := needFanWatch(t, root)
+	defer fw.close()
+	start := time.Now()
+	var made []string
+	for i := 0; time.Since(start) < 5*fanBatch; i++ {
+		d := filepath.Join(root, fmt.Sprintf("d%03d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "f"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, d)
+		time.Sleep(time.Millisecond)
+	}
+	// The last change lands while the reader lets events gather.
+	last := filepath.Join(root, "last")
+	os.Mkdir(last, 0o755)
+	made = append(made, last)
+	elapsed := time.Since(start)
+	fw.stop()
+	fw.mu.Lock()
+	wakeups := fw.wakeups
+	fw.mu.Unlock()
+	changed, why := fw.changed()
+	if changed == nil {
+		t.Fatalf("the watch gave up: %s", why)
+	}
+	// Two wake-ups are at least a batch apart; one more may come
+	// between the last change and stop.
+	if limit := 1 + int(elapsed/fanBatch) + 1; wakeups > limit {
+		t.Errorf("the reader woke %d times in %v (batches of %v: at most %d)", wakeups, elapsed, fanBatch, limit)
+	}
+	if changed[root] == nil {
+		t.Fatalf("%s: nothing recorded", root)
+	}
+	for _, d := range made {
+		if !changed[root].made[filepath.Base(d)] {
+			t.Errorf("%s: not recorded as made in %s", d, root)
+		}
+		if d != last && changed[d] == nil {
+			t.Errorf("%s: the file written there is not recorded", d)
+		}
+	}
+	t.Logf("%d directories made in %v, %d wake-ups", len(made), elapsed, wakeups)
+}
+
+// TestGitSweepBetweenBatches: what a run plants while the reader lets
+// events gather is found: stop reads the rest of the queue.
+func TestGitSweepBetweenBatches(t *testing.T) {
+	old := fanBatch
+	fanBatch = time.Hour
+	defer func() { fanBatch = old }()
+	f := newSweepFixture(t, nil)
+	if f.s.fan == nil {
+		t.Skip("no fanotify watch here: " + f.s.fanWhy)
+	}
+	// Wake the reader once, and wait until it has drained the queue and
+	// sleeps for the rest of the batch.
+	os.WriteFile(filepath.Join(f.root, "first"), nil, 0o644)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		f.s.fan.mu.Lock()
+		n, seen := f.s.fan.wakeups, len(f.s.fan.dirs)
+		f.s.fan.mu.Unlock()
+		if n > 0 && seen > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reader never woke")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	gitIn(t, f.root, "init", "-q", "deep/r")
+	writeX(t, filepath.Join(f.root, "deep/r/.git/hooks/pre-commit"), "#!/bin/sh\n")
+	// A stop that waited for the batch to end would hang here.
+	taken, unchecked := f.finish()
+	if f.s.fan == nil || !takenHas(taken, f.root, "deep/r/.git/hooks/pre-commit") || len(unchecked) > 0 {
+		t.Errorf("fan %v (%s) taken %v unchecked %v\n%s", f.s.fan, f.s.fanWhy, taken, unchecked, f.out.String())
+	}
+}

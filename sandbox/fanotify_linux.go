@@ -14,14 +14,16 @@ package sandbox
 // per directory (its file handle), plus the names of directories created
 // or moved into it; nothing runs when nothing happens.
 //
-// The goroutine reads in batches: once it has drained the queue it lets
-// events gather for fanBatch before it waits for more, and it waits in
-// poll(2), outside Go's network poller, so events arriving meanwhile wake
-// nothing. Waking costs the runtime far more than reading an event does
-// (a go test of a small module brings about a hundred events; read as
-// they came, the wake-ups were a third of safeexec's own CPU time); in
-// batches a run wakes the reader at most 1/fanBatch times a second,
-// whatever it does, and the queue holds what one batch brings.
+// The goroutine reads in batches: woken by an event, it drains the queue,
+// lets events gather, drains again, and so on until a drain finds the
+// queue empty. It waits in poll(2), outside Go's network poller, so events
+// arriving during a pause wake nothing. Waking costs the runtime far more
+// than reading an event does (a go test of a small module brings about a
+// hundred events; read as they came, the wake-ups were a third of
+// safeexec's own CPU time). A pause lasts fanBatch, less when events come
+// faster than fanBatchBytes in that time: a quiet run wakes the reader a
+// few times a second, a busy one once per fanBatchBytes of events, and
+// the queue holds about that much.
 //
 // The group sees the whole file system, host programs included: what
 // they change inside the roots is judged too, and directories outside the
@@ -53,9 +55,15 @@ var fanMaxDirs = 1 << 18
 // fanDisabled makes newFanWatch refuse, for tests of the listing sweep.
 var fanDisabled bool
 
-// fanBatch is how long the reader lets events gather in the queue after
-// draining it.
-var fanBatch = 100 * time.Millisecond
+// fanBatch is the longest the reader lets events gather in the queue
+// after draining it; a drain that read more than fanBatchBytes of events
+// makes the next pause shorter (not below fanBatchMin), so the queue holds
+// about that much.
+var (
+	fanBatch      = 250 * time.Millisecond
+	fanBatchMin   = 5 * time.Millisecond
+	fanBatchBytes = 256 << 10
+)
 
 // fanDir is what happened in one directory.
 type fanDir struct {
@@ -144,21 +152,37 @@ func (fw *fanWatch) read() {
 	buf := *bp
 	events := []unix.PollFd{{Fd: int32(fw.wake), Events: unix.POLLIN}, {Fd: int32(fw.fd), Events: unix.POLLIN}}
 	for {
-		// Wait for events (or stop), drain the queue, then let events
-		// gather (unless stopped) before waiting again.
+		// Wait for events (or stop).
 		if !fw.wait(events, -1) {
 			return
 		}
-		fw.mu.Lock()
-		fw.wakeups++
-		fw.mu.Unlock()
-		if !fw.drain(buf) {
-			return
-		}
-		if !fw.wait(events[:1], int(fanBatch/time.Millisecond)) {
-			return
+		// Drain the queue, let events gather (unless stopped), drain
+		// again, until a drain finds nothing.
+		pause := fanBatch
+		for {
+			fw.mu.Lock()
+			fw.wakeups++
+			fw.mu.Unlock()
+			n, ok := fw.drain(buf)
+			if !ok {
+				return
+			}
+			if n == 0 {
+				break
+			}
+			pause = nextPause(pause, n)
+			if !fw.wait(events[:1], int(pause/time.Millisecond)) {
+				return
+			}
 		}
 	}
+}
+
+// nextPause is the pause after one of pause that brought n bytes of
+// events: as long as fanBatchBytes would take to come at that rate,
+// within fanBatchMin and fanBatch.
+func nextPause(pause time.Duration, n int) time.Duration {
+	return min(max(time.Duration(float64(pause)*float64(fanBatchBytes)/float64(n)), fanBatchMin), fanBatch)
 }
 
 // wait polls fds (the wake descriptor first) for at most ms milliseconds
@@ -178,24 +202,26 @@ func (fw *fanWatch) wait(fds []unix.PollFd, ms int) bool {
 	}
 }
 
-// drain reads the queue until it is empty; false when reading failed (the
-// watch gave up).
-func (fw *fanWatch) drain(buf []byte) bool {
+// drain reads the queue until it is empty and returns how many bytes of
+// events it read; false when reading failed (the watch gave up).
+func (fw *fanWatch) drain(buf []byte) (int, bool) {
+	total := 0
 	for {
 		n, err := unix.Read(fw.fd, buf)
 		if n > 0 {
 			fw.parse(buf[:n])
+			total += n
 		}
 		switch {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			return true
+			return total, true
 		case err != nil:
 			fw.giveUp("reading the events: " + err.Error())
-			return false
+			return total, false
 		case n <= 0:
-			return true
+			return total, true
 		}
 	}
 }

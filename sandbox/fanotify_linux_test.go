@@ -19,13 +19,13 @@ func needFanWatch(t *testing.T, dir string) *fanWatch {
 }
 
 // TestFanWatchBatches: a run that changes something every millisecond
-// wakes the reader at most once per batch (plus the first), and every
+// wakes the reader a few times per pause, not once per event, and every
 // directory it changed is recorded, with the directories it made, up to
 // the last change before stop.
 func TestFanWatchBatches(t *testing.T) {
-	old := fanBatch
-	fanBatch = 40 * time.Millisecond
-	defer func() { fanBatch = old }()
+	oldBatch, oldBytes := fanBatch, fanBatchBytes
+	fanBatch, fanBatchBytes = 40*time.Millisecond, 1<<30
+	defer func() { fanBatch, fanBatchBytes = oldBatch, oldBytes }()
 	root := t.TempDir()
 	fw := needFanWatch(t, root)
 	defer fw.close()
@@ -55,9 +55,11 @@ func TestFanWatchBatches(t *testing.T) {
 	if changed == nil {
 		t.Fatalf("the watch gave up: %s", why)
 	}
-	// Two wake-ups are at least a batch apart; one more may come
-	// between the last change and stop.
-	if limit := 1 + int(elapsed/fanBatch) + 1; wakeups > limit {
+	// Of three wake-ups in a row, two are at least a pause apart (a
+	// drain that finds the queue empty ends a pause, and the next event
+	// may wake the reader at once); one more may come between the last
+	// change and stop.
+	if limit := 2*(1+int(elapsed/fanBatch)) + 1; wakeups > limit {
 		t.Errorf("the reader woke %d times in %v (batches of %v: at most %d)", wakeups, elapsed, fanBatch, limit)
 	}
 	if changed[root] == nil {
@@ -105,5 +107,26 @@ func TestGitSweepBetweenBatches(t *testing.T) {
 	taken, unchecked := f.finish()
 	if f.s.fan == nil || !takenHas(taken, f.root, "deep/r/.git/hooks/pre-commit") || len(unchecked) > 0 {
 		t.Errorf("fan %v (%s) taken %v unchecked %v\n%s", f.s.fan, f.s.fanWhy, taken, unchecked, f.out.String())
+	}
+}
+
+// TestFanNextPause: the pause shortens as events come faster, so the
+// queue holds about fanBatchBytes, within fanBatchMin and fanBatch.
+func TestFanNextPause(t *testing.T) {
+	for _, c := range []struct {
+		pause time.Duration
+		n     int
+		want  time.Duration
+	}{
+		{fanBatch, 100, fanBatch},                        // a trickle: the longest pause
+		{fanBatch, fanBatchBytes, fanBatch},              // just enough
+		{fanBatch, 4 * fanBatchBytes, fanBatch / 4},      // four times too much
+		{fanBatch / 4, fanBatchBytes / 2, fanBatch / 2},  // slower again
+		{fanBatchMin, 1000 * fanBatchBytes, fanBatchMin}, // a flood: the shortest
+		{fanBatch / 100, fanBatchBytes / 1000, fanBatch}, // quiet after a flood
+	} {
+		if got := nextPause(c.pause, c.n); got != c.want {
+			t.Errorf("nextPause(%v, %d) = %v, want %v", c.pause, c.n, got, c.want)
+		}
 	}
 }

@@ -16,15 +16,17 @@ package sandbox
 //
 // The goroutine reads in batches: woken by an event, it drains the queue,
 // lets events gather, drains again, and so on until a drain finds the
-// queue empty. It waits in poll(2), outside Go's network poller, so events
-// arriving during a pause wake nothing. Waking costs the runtime far more
-// than reading an event does (a go test of a small module brings about a
-// hundred events; read as they came, the wake-ups were a third of
-// safeexec's own CPU time). A pause lasts fanBatch, less when events come
-// faster than fanBatchBytes in that time: a quiet run wakes the reader a
-// few times a second, a busy one once per fanBatchBytes of events, and
-// the queue holds about that much.
-//
+// queue empty. Waking costs the runtime far more than reading an event
+// does (a go test of a small module brings about a hundred events; read
+// as they came, the wake-ups were a third of safeexec's own CPU time). It
+// learns of events through an epoll instance holding the queue one-shot
+// (reported once, then not until re-armed), in Go's poller: events that
+// arrive during a pause wake nothing, and no thread blocks in a system
+// call (Go's monitor thread polls while one does). A pause lasts
+// fanBatch, less when events come faster than fanBatchBytes in that time:
+// a quiet run wakes the reader a few times a second, a busy one once per
+// fanBatchBytes of events, and the queue holds about that much.
+
 // The group sees the whole file system, host programs included: what
 // they change inside the roots is judged too, and directories outside the
 // roots are dropped once resolved. When the queue overflows, the records
@@ -35,6 +37,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -72,9 +75,13 @@ type fanDir struct {
 }
 
 type fanWatch struct {
-	fd     int
-	wake   int              // an eventfd: stop wakes the reader through it
+	fd int
+	// ep is an epoll instance holding fd one-shot, in Go's poller as
+	// epf: it reports the queue once, then nothing until read re-arms it.
+	ep     int
+	epf    *os.File
 	mounts map[[2]int32]int // a directory on each marked file system (open_by_handle_at refuses O_PATH)
+	quit   chan struct{}    // closed by stop
 
 	mu sync.Mutex
 	// dirs are keyed by the event's directory record as the kernel
@@ -97,19 +104,26 @@ func newFanWatch(dirs []string) (*fanWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		unix.Close(fd)
 		return nil, err
 	}
-	fw := &fanWatch{fd: fd, wake: wake, mounts: map[[2]int32]int{}, dirs: make(map[string]*fanDir, 64), done: make(chan struct{})}
+	fw := &fanWatch{fd: fd, ep: ep, mounts: map[[2]int32]int{}, dirs: make(map[string]*fanDir, 64),
+		quit: make(chan struct{}), done: make(chan struct{})}
 	fail := func(err error) (*fanWatch, error) {
 		for _, m := range fw.mounts {
 			unix.Close(m)
 		}
 		unix.Close(fd)
-		unix.Close(wake)
+		unix.Close(ep)
 		return nil, err
+	}
+	if err := fw.arm(unix.EPOLL_CTL_ADD); err != nil {
+		return fail(err)
+	}
+	if err := unix.SetNonblock(ep, true); err != nil {
+		return fail(err)
 	}
 	for _, d := range dirs {
 		m, err := unix.Open(d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -140,25 +154,53 @@ func newFanWatch(dirs []string) (*fanWatch, error) {
 			return fail(err)
 		}
 	}
+	fw.epf = os.NewFile(uintptr(ep), "fanotify epoll")
 	go fw.read()
 	return fw, nil
 }
 
-// read drains the queue in batches until stop wakes it.
+// arm (re-)adds the queue to the epoll instance, to be reported once.
+func (fw *fanWatch) arm(op int) error {
+	return unix.EpollCtl(fw.ep, op, fw.fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLONESHOT, Fd: int32(fw.fd)})
+}
+
+// read drains the queue in batches until stop.
 func (fw *fanWatch) read() {
 	defer close(fw.done)
 	bp := getEventBuf()
 	defer putEventBuf(bp)
 	buf := *bp
-	events := []unix.PollFd{{Fd: int32(fw.wake), Events: unix.POLLIN}, {Fd: int32(fw.fd), Events: unix.POLLIN}}
+	rc, err := fw.epf.SyscallConn()
+	if err != nil {
+		fw.giveUp("waiting for events: " + err.Error())
+		return
+	}
+	var evs [1]unix.EpollEvent
+	var werr error
+	ready := func(uintptr) bool {
+		n, err := unix.EpollWait(fw.ep, evs[:], 0)
+		if err != nil && err != unix.EINTR {
+			werr = err
+			return true
+		}
+		return n > 0
+	}
+	pause := time.NewTimer(time.Hour)
+	pause.Stop()
 	for {
-		// Wait for events (or stop).
-		if !fw.wait(events, -1) {
+		// Wait until the queue holds events (taking the one report),
+		// or stop.
+		if err := rc.Read(ready); err != nil || werr != nil {
+			select {
+			case <-fw.quit:
+			default:
+				fw.giveUp(fmt.Sprintf("waiting for events: %v", errors.Join(err, werr)))
+			}
 			return
 		}
 		// Drain the queue, let events gather (unless stopped), drain
 		// again, until a drain finds nothing.
-		pause := fanBatch
+		d := fanBatch
 		for {
 			fw.mu.Lock()
 			fw.wakeups++
@@ -170,10 +212,19 @@ func (fw *fanWatch) read() {
 			if n == 0 {
 				break
 			}
-			pause = nextPause(pause, n)
-			if !fw.wait(events[:1], int(pause/time.Millisecond)) {
+			d = nextPause(d, n)
+			pause.Reset(d)
+			select {
+			case <-pause.C:
+			case <-fw.quit:
 				return
 			}
+		}
+		// Report the queue again: at once if events came since the
+		// drain.
+		if err := fw.arm(unix.EPOLL_CTL_MOD); err != nil {
+			fw.giveUp("waiting for events: " + err.Error())
+			return
 		}
 	}
 }
@@ -183,23 +234,6 @@ func (fw *fanWatch) read() {
 // within fanBatchMin and fanBatch.
 func nextPause(pause time.Duration, n int) time.Duration {
 	return min(max(time.Duration(float64(pause)*float64(fanBatchBytes)/float64(n)), fanBatchMin), fanBatch)
-}
-
-// wait polls fds (the wake descriptor first) for at most ms milliseconds
-// (-1: until one is ready); false when the reader must end: stopped, or
-// polling failed (the watch gives up).
-func (fw *fanWatch) wait(fds []unix.PollFd, ms int) bool {
-	for {
-		_, err := unix.Poll(fds, ms)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			fw.giveUp("waiting for events: " + err.Error())
-			return false
-		}
-		return fds[0].Revents == 0
-	}
 }
 
 // drain reads the queue until it is empty and returns how many bytes of
@@ -230,15 +264,10 @@ func (fw *fanWatch) drain(buf []byte) (int, bool) {
 // add to it for the run any more) and ends the watch. The group is closed
 // in the background: the kernel may wait for a grace period there.
 func (fw *fanWatch) stop() {
-	var one [8]byte
-	binary.NativeEndian.PutUint64(one[:], 1)
-	if _, err := unix.Write(fw.wake, one[:]); err != nil {
-		// The reader cannot be woken: give up rather than wait on it.
-		fw.giveUp("stopping the reader: " + err.Error())
-		return
-	}
+	close(fw.quit)
+	fw.epf.SetReadDeadline(time.Now())
 	<-fw.done
-	unix.Close(fw.wake)
+	fw.epf.Close()
 	bp := getEventBuf()
 	defer putEventBuf(bp)
 	fw.drain(*bp)

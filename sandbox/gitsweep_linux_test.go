@@ -15,9 +15,12 @@ import (
 // it) and with the listing sweep.
 func sweepModes(t *testing.T, f func(t *testing.T)) {
 	t.Run("fanotify", func(t *testing.T) {
-		if _, err := newFanWatch([]string{t.TempDir()}); err != nil {
+		fw, err := newFanWatch([]string{t.TempDir()})
+		if err != nil {
 			t.Skipf("no fanotify watch here: %v", err)
 		}
+		fw.stop()
+		fw.close()
 		f(t)
 	})
 	t.Run("listing", func(t *testing.T) {

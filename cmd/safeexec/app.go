@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -133,6 +134,14 @@ func (e *env) main(args []string) int {
 	}
 	e.inv = inv
 	e.jsonRun = inv.sub == "" && wantsJSON(inv.flags) || inv.sub == "helper"
+	if inv.sub == "" {
+		// One command: one processor is enough for safeexec's own work
+		// (the proxy included), and a second one busy with Go's own
+		// bookkeeping slows bwrap, which builds the sandbox meanwhile,
+		// more than it speeds safeexec: 18% less CPU per run here, and
+		// no slower. serve keeps every processor for its many commands.
+		runtime.GOMAXPROCS(1)
+	}
 	if e.cwd, err = os.Getwd(); err != nil {
 		fmt.Fprintf(e.stderr, "safeexec: working directory: %v\n", err)
 		return safeexec.ExitCodeError

@@ -145,7 +145,7 @@ func (e *env) credentialsFor(list []string) *credentials {
 				k = strings.ToLower(k)
 			}
 			if cr.rel == nil {
-				cr.rel = make(map[string]string)
+				cr.rel = make(map[string]string, len(list)+len(builtinSecrets[e.platformKey()]))
 			}
 			if _, dup := cr.rel[k]; !dup {
 				cr.relList = append(cr.relList, rel)
@@ -172,7 +172,7 @@ func (e *env) credentialsFor(list []string) *credentials {
 	for _, s := range builtinSecrets[e.platformKey()] {
 		add(s)
 	}
-	cr.holdsRel = make(map[string]int)
+	cr.holdsRel = make(map[string]int, 2*len(cr.relList))
 	for i, orig := range cr.relList {
 		k := orig
 		if cr.fold {

@@ -360,7 +360,7 @@ type bwBuilder struct {
 // walks the same prefixes (the home directory, ~/.config) many times.
 func (b *bwBuilder) lstat(p string) (fs.FileMode, bool) {
 	if b.stats == nil {
-		b.stats = map[string]fs.FileMode{}
+		b.stats = make(map[string]fs.FileMode, 256)
 	}
 	if m, ok := b.stats[p]; ok {
 		return m, m != fs.ModeIrregular

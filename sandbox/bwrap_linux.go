@@ -37,11 +37,48 @@ const bwrapInstallFix = "install bubblewrap: apt-get install bubblewrap (Debian,
 type osHostFS struct{}
 
 func (osHostFS) Lstat(p string) (fs.FileMode, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return 0, err
+	var st unix.Stat_t
+	for {
+		err := unix.Lstat(p, &st)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, &fs.PathError{Op: "lstat", Path: p, Err: err}
+		}
+		break
 	}
-	return fi.Mode(), nil
+	return statMode(st.Mode), nil
+}
+
+// statMode is os's conversion of st_mode to a FileMode (the type and the
+// permission bits; Lstat's callers look at the type).
+func statMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
 }
 
 func (osHostFS) Readlink(p string) (string, error) { return os.Readlink(p) }

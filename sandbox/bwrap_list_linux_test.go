@@ -160,3 +160,24 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestHostLstatAsOS: the host file system's Lstat gives os.Lstat's mode.
+func TestHostLstatAsOS(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	link := filepath.Join(dir, "l")
+	if err := os.WriteFile(file, nil, 0o4755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(file, 0o4755|os.ModeSetuid)
+	if err := os.Symlink("f", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, file, link, "/dev/null", "/tmp", filepath.Join(dir, "missing")} {
+		want, werr := os.Lstat(p)
+		got, gerr := osHostFS{}.Lstat(p)
+		if (werr == nil) != (gerr == nil) || werr == nil && want.Mode() != got {
+			t.Errorf("%s: Lstat %v %v, os.Lstat %v %v", p, got, gerr, want, werr)
+		}
+	}
+}

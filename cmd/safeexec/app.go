@@ -156,7 +156,9 @@ func (e *env) main(args []string) int {
 	// A plain run starts its sandbox now, as the last such run here
 	// started it, while the policy is loaded and the command judged: it
 	// is used only if it turns out to be the very sandbox the run needs.
-	if inv.sub == "" && (inv.hasArgv || inv.hasScript) && e.getenv("SAFEEXEC_NESTED") == "" {
+	// (Not with --json: its output is captured, so the sandbox could
+	// never be the one started ahead with safeexec's own stdio.)
+	if inv.sub == "" && (inv.hasArgv || inv.hasScript) && !e.jsonRun && e.getenv("SAFEEXEC_NESTED") == "" {
 		e.ahead = safeexec.StartAhead(e.aheadSpec())
 		defer e.ahead.Close()
 	}

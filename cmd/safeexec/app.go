@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/safeexec/safeexec"
 	"github.com/safeexec/safeexec/configs"
@@ -72,6 +73,13 @@ type env struct {
 	raise os.Signal
 	// ahead is a plain run's sandbox started ahead.
 	ahead *safeexec.Ahead
+}
+
+// onTerminal reports whether stdin and stdout are both terminals.
+func onTerminal(stdin io.Reader, stdout io.Writer) bool {
+	in, ok1 := stdin.(*os.File)
+	out, ok2 := stdout.(*os.File)
+	return ok1 && ok2 && term.IsTerminal(int(in.Fd())) && term.IsTerminal(int(out.Fd()))
 }
 
 // aheadSpec describes this plain run for StartAhead.
@@ -156,9 +164,11 @@ func (e *env) main(args []string) int {
 	// A plain run starts its sandbox now, as the last such run here
 	// started it, while the policy is loaded and the command judged: it
 	// is used only if it turns out to be the very sandbox the run needs.
-	// (Not with --json: its output is captured, so the sandbox could
-	// never be the one started ahead with safeexec's own stdio.)
-	if inv.sub == "" && (inv.hasArgv || inv.hasScript) && !e.jsonRun && e.getenv("SAFEEXEC_NESTED") == "" {
+	// (Not with --json, nor on a terminal: the command's output is
+	// captured, or it gets a pseudo-terminal of its own, so the sandbox
+	// could never be the one started ahead with safeexec's own stdio.)
+	if inv.sub == "" && (inv.hasArgv || inv.hasScript) && !e.jsonRun && !onTerminal(e.stdin, e.stdout) &&
+		e.getenv("SAFEEXEC_NESTED") == "" {
 		e.ahead = safeexec.StartAhead(e.aheadSpec())
 		defer e.ahead.Close()
 	}

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/safeexec/safeexec/internal/atomicfile"
 	"github.com/safeexec/safeexec/sandbox"
 )
 
@@ -367,25 +368,10 @@ func (a *Ahead) encode(l *sandbox.Launch, environ []string, nested string) []byt
 // writeAheadFile replaces name with b, readable and writable by the user
 // alone.
 func writeAheadFile(name string, b []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(name, b, 0o600)
 }
 
 // Close ends what StartAhead began: the early sandbox, if the run did not

@@ -18,6 +18,7 @@ import (
 
 	"github.com/safeexec/safeexec"
 	"github.com/safeexec/safeexec/configs"
+	"github.com/safeexec/safeexec/internal/atomicfile"
 )
 
 func (e *env) hookInstallCommand() *cli.Command {
@@ -507,22 +508,5 @@ func writeSettings(path string, data []byte) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, data, mode)
 }

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/safeexec/safeexec/envfilter"
 	"github.com/safeexec/safeexec/internal/atomicfile"
 	"github.com/safeexec/safeexec/sandbox"
 )
@@ -181,6 +182,7 @@ func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
 			}
 		}
 	}
+	var refs []string
 	for i, e := range env {
 		if name, ok := strings.CutPrefix(e, "="); ok {
 			kv, found := host[name]
@@ -188,7 +190,14 @@ func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
 				return nil, errors.New("ahead: a variable is gone")
 			}
 			env[i] = kv
+			refs = append(refs, kv)
 		}
+	}
+	// The policy is not read yet: a value shaped like a credential, which
+	// every policy strips unless told to keep it, is not put in the early
+	// sandbox's environment on the word of an earlier run.
+	if _, stripped := (envfilter.Filter{}).Apply(refs); len(stripped) > 0 {
+		return nil, errors.New("ahead: a credential in the environment")
 	}
 	args, err := sandbox.JoinLaunchArgs(opts, slices.Concat(head, a.tail))
 	if err != nil {

@@ -114,6 +114,24 @@ func TestAheadThroughThePipeline(t *testing.T) {
 		t.Fatal("a refused command ran in the sandbox started ahead")
 	}
 
+	// A value shaped like a credential that an earlier run passed on is
+	// not put in a sandbox started before the policy is read.
+	t.Setenv("AHEAD_TEST_KEPT", "ghp_"+strings.Repeat("a1B2", 9))
+	withCred := os.Environ()
+	a0 := &Ahead{file: files[0], tail: []string{"true"}, ready: make(chan struct{})}
+	close(a0.ready)
+	l0 := &sandbox.Launch{Path: "/usr/bin/bwrap", Args: slices.Concat([]string{"--die-with-parent"},
+		[]string{"--json-status-fd", "3", "--block-fd", "5", "--seccomp", "4", "--", "true"}),
+		Env: []string{"AHEAD_TEST_KEPT=ghp_" + strings.Repeat("a1B2", 9)}}
+	if err := writeAheadFile(files[0]+"-cred", a0.encode(l0, withCred, "")); err != nil {
+		t.Fatal(err)
+	}
+	a0.file = files[0] + "-cred"
+	if _, err := a0.load(withCred); err == nil {
+		t.Error("a credential-shaped value went into a sandbox started ahead")
+	}
+	os.Remove(files[0] + "-cred")
+
 	// A damaged memory is not used, and the run remembers anew.
 	if err := os.WriteFile(files[0], []byte("garbage"), 0o600); err != nil {
 		t.Fatal(err)

@@ -85,6 +85,11 @@ type AheadSpec struct {
 	// ahead is used only if it is the same).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Now starts the sandbox before StartAhead returns (a run with one
+	// processor, where a goroutine would wait for the run to block:
+	// bwrap, the longest part of the run, would start late); otherwise
+	// in the background.
+	Now bool
 }
 
 // AheadMemory keeps the launches of a process's runs, for its later runs.
@@ -135,12 +140,17 @@ func StartAhead(spec AheadSpec) *Ahead {
 		return nil
 	}
 	a := &Ahead{file: aheadFile(spec), memory: spec.Memory, tail: spec.Tail, ready: make(chan struct{})}
-	go func() {
+	start := func() {
 		defer close(a.ready)
 		if l, err := a.load(spec.Environ); err == nil {
 			a.sb = sandbox.StartAhead(l, spec.Stdin, spec.Stdout, spec.Stderr)
 		}
-	}()
+	}
+	if spec.Now {
+		start()
+	} else {
+		go start()
+	}
 	return a
 }
 

@@ -26,41 +26,40 @@ type Tool struct {
 	TreeReads func(c *shell.Command) []shell.Word
 }
 
-// tools holds every family's programs by exact name; init fills it.
-var tools = map[string]*Tool{}
-
-// families are the per-family tables, in the order of the files.
-var families = []map[string]*Tool{
-	wrapperTools, runnerTools, gitTools, fetchTools, codecTools, fileTools, archiveTools,
-	remoteTools, buildTools, interpreterTools, editorTools, terminalTools, sedTools,
-	containerTools, cloudTools, secretTools, systemTools, dataTools, accountTools,
-}
+// families are the per-family tables, in the order of the files. A
+// program is in at most one (TestFamilies); they are not merged into one
+// table at start-up, which cost every run a millisecond of building it for
+// the handful of names a command line looks up.
+// (Set in init: the tables' own functions look programs up.)
+var families []map[string]*Tool
 
 func init() {
-	n := 0
-	for _, fam := range families {
-		n += len(fam)
+	families = []map[string]*Tool{
+		wrapperTools, runnerTools, gitTools, fetchTools, codecTools, fileTools, archiveTools,
+		remoteTools, buildTools, interpreterTools, editorTools, terminalTools, sedTools,
+		containerTools, cloudTools, secretTools, systemTools, dataTools, accountTools,
 	}
-	tools = make(map[string]*Tool, n)
+}
+
+// find returns a program's entry, or nil.
+func find(name string) *Tool {
 	for _, fam := range families {
-		for name, t := range fam {
-			if tools[name] != nil {
-				panic("catalog: " + name + " is in two families")
-			}
-			tools[name] = t
+		if t := fam[name]; t != nil {
+			return t
 		}
 	}
+	return nil
 }
 
 // Lookup returns what is known about a program by its exact name (as
 // shell.CommandName gives it), or nil.
 func Lookup(name string) *Tool {
-	return tools[name]
+	return find(name)
 }
 
 // Tools is Lookup for the parser: shell.Options.Tools.
 func Tools(name string) *shell.Tool {
-	if t := tools[name]; t != nil {
+	if t := find(name); t != nil {
 		return &t.Tool
 	}
 	return nil
@@ -69,7 +68,7 @@ func Tools(name string) *shell.Tool {
 // Args returns how a program reads its options (nil when not known: no
 // option takes a value).
 func Args(name string) *shell.ArgSpec {
-	if t := tools[name]; t != nil {
+	if t := find(name); t != nil {
 		return t.Args
 	}
 	return nil

@@ -480,7 +480,7 @@ func Targets(c *shell.Command) []shell.Word {
 		return nil
 	}
 	var out []shell.Word
-	if t := tools[c.Name()]; t != nil {
+	if t := find(c.Name()); t != nil {
 		if t.Writes != nil {
 			out = join(out, t.Writes(c).Files)
 		}
@@ -504,7 +504,7 @@ func join(out, more []shell.Word) []shell.Word {
 // HomeWrites are the files under the home directory a command changes
 // without naming them (relative to the home directory).
 func HomeWrites(c *shell.Command) []string {
-	if t := tools[c.Name()]; t != nil && t.HomeWrites != nil && c.Dialect == shell.Sh {
+	if t := find(c.Name()); t != nil && t.HomeWrites != nil && c.Dialect == shell.Sh {
 		return t.HomeWrites(c)
 	}
 	return nil
@@ -513,7 +513,7 @@ func HomeWrites(c *shell.Command) []string {
 // Reads are the files a command reads or sends that are not among its
 // operands.
 func Reads(c *shell.Command) []shell.Word {
-	if t := tools[c.Name()]; t != nil && t.Reads != nil {
+	if t := find(c.Name()); t != nil && t.Reads != nil {
 		return t.Reads(c)
 	}
 	return nil
@@ -524,7 +524,7 @@ func TreeReads(c *shell.Command) []shell.Word {
 	if c.Dialect == shell.Cmd {
 		return cmdTreeReads(c)
 	}
-	if t := tools[c.Name()]; t != nil && t.TreeReads != nil && c.Dialect == shell.Sh {
+	if t := find(c.Name()); t != nil && t.TreeReads != nil && c.Dialect == shell.Sh {
 		return t.TreeReads(c)
 	}
 	return nil

@@ -26,22 +26,20 @@ type prestart struct {
 // aheadFDs is the descriptor layout of every launch started ahead.
 var aheadFDs = bwrapFDs{Status: 3, Seccomp: 4, Block: 5}
 
-// StartAhead starts bwrap as l says, in the background, with stdin,
-// stdout and stderr as the command's (what is not a file goes through a
-// pipe, copied once the sandbox is used), blocked before the command (see
-// Ahead). l must come from JoinLaunchArgs. Every source mounted must
-// exist: a launch that bwrap would refuse is not tried (its message
-// would reach the command's stderr).
+// StartAhead starts bwrap as l says, with stdin, stdout and stderr as
+// the command's (what is not a file goes through a pipe, copied once the
+// sandbox is used), blocked before the command (see Ahead); it returns
+// once bwrap is started, not built. l must come from JoinLaunchArgs.
+// Every source mounted must exist: a launch that bwrap would refuse is
+// not tried (its message would reach the command's stderr).
 func StartAhead(l *Launch, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
 	if _, _, ok := SplitLaunchArgs(l.Args); !ok || !launchSourcesExist(l.Args) {
 		return &Ahead{}
 	}
 	pre := &prestart{done: make(chan struct{}), launch: *l,
 		stdio: Command{Stdin: stdin, Stdout: stdout, Stderr: stderr}}
-	go func() {
-		defer close(pre.done)
-		pre.err = pre.start()
-	}()
+	pre.err = pre.start()
+	close(pre.done)
 	return &Ahead{pre: pre}
 }
 

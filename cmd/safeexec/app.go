@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/safeexec/safeexec"
 	"github.com/safeexec/safeexec/configs"
+	"github.com/safeexec/safeexec/internal/startup"
 	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/sandbox"
 	"github.com/safeexec/safeexec/toolcache"
@@ -86,7 +86,7 @@ func onTerminal(stdin io.Reader, stdout io.Writer) bool {
 func (e *env) aheadSpec() safeexec.AheadSpec {
 	inv := e.inv
 	spec := safeexec.AheadSpec{Cwd: e.cwd, Flags: inv.flags, Script: inv.hasScript, Environ: e.environ,
-		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr}
+		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Now: true}
 	if x := e.getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
 		spec.StateDir = filepath.Join(x, "safeexec")
 	} else {
@@ -102,6 +102,10 @@ func (e *env) aheadSpec() safeexec.AheadSpec {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 1 {
+		switch args[1] {
+		case "__bridge", "__winhelper", "__gocache":
+			startup.Restore()
+		}
 		switch args[1] {
 		case "__bridge":
 			// Inside the sandbox, beside the command: keep its memory
@@ -124,6 +128,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var code int
 	if name := shimName(args[0]); name != "" {
+		startup.Restore()
 		code = e.shim(name, args[1:])
 	} else {
 		code = e.main(args)
@@ -142,13 +147,13 @@ func (e *env) main(args []string) int {
 	}
 	e.inv = inv
 	e.jsonRun = inv.sub == "" && wantsJSON(inv.flags) || inv.sub == "helper"
-	if inv.sub == "" {
-		// One command: one processor is enough for safeexec's own work
-		// (the proxy included), and a second one busy with Go's own
-		// bookkeeping slows bwrap, which builds the sandbox meanwhile,
-		// more than it speeds safeexec: 18% less CPU per run here, and
-		// no slower. serve keeps every processor for its many commands.
-		runtime.GOMAXPROCS(1)
+	if inv.sub != "" {
+		// One command keeps the one processor it started with (package
+		// startup): it is enough for safeexec's own work (the proxy
+		// included), and a second one busy with Go's own bookkeeping slows
+		// bwrap, which builds the sandbox meanwhile, more than it speeds
+		// safeexec. serve, and the other subcommands, get them all.
+		startup.Restore()
 	}
 	if e.cwd, err = os.Getwd(); err != nil {
 		fmt.Fprintf(e.stderr, "safeexec: working directory: %v\n", err)

@@ -3,7 +3,12 @@
 // the operating system's sandbox around it. See the README.
 package main
 
-import "os"
+import (
+	"os"
+
+	// First: a run starts with one processor (see the package).
+	_ "github.com/safeexec/safeexec/internal/startup"
+)
 
 func main() {
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))

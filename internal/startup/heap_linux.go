@@ -1,0 +1,40 @@
+package startup
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// hugePage is the size of a transparent huge page on amd64 and arm64
+// (with 4 KiB pages).
+const hugePage = 2 << 20
+
+// heapMark is allocated to learn where the heap is.
+var heapMark *[64]byte
+
+// prepareHeap backs the first huge page's worth of the heap with one huge
+// page (MADV_COLLAPSE, Linux 6.1). A run allocates about 1.5 MiB, nearly
+// all of it there, and on a virtual machine each 4 KiB page touched for
+// the first time is a fault costing ~14 µs; one huge page is one fault.
+// It costs one copy of what is already there (~0.5 ms) and leaves the
+// huge page resident (≤ 2 MiB). Where the kernel cannot (older kernels,
+// transparent huge pages disabled, no free huge page) the heap stays as it
+// is: nothing depends on it.
+func prepareHeap() {
+	heapMark = new([64]byte)
+	base := uintptr(unsafe.Pointer(heapMark)) &^ (hugePage - 1)
+	if heapErr = madvise(base, unix.MADV_HUGEPAGE); heapErr == 0 {
+		heapErr = madvise(base, unix.MADV_COLLAPSE)
+	}
+}
+
+// heapErr is what the kernel said (for the tests).
+var heapErr unix.Errno
+
+// madvise advises on the huge page at base (not a Go object: unix.Madvise
+// takes a slice).
+func madvise(base uintptr, advice int) unix.Errno {
+	_, _, e := unix.Syscall(unix.SYS_MADVISE, base, hugePage, uintptr(advice))
+	return e
+}

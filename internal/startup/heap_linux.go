@@ -1,9 +1,15 @@
 package startup
 
 import (
+	"syscall"
 	"unsafe"
+)
 
-	"golang.org/x/sys/unix"
+// Advice for madvise(2) (golang.org/x/sys/unix has them, but importing it
+// would make this package initialise later: see the package comment).
+const (
+	madvHugepage = 14 // MADV_HUGEPAGE
+	madvCollapse = 25 // MADV_COLLAPSE
 )
 
 // hugePage is the size of a transparent huge page on amd64 and arm64
@@ -24,17 +30,17 @@ var heapMark *[64]byte
 func prepareHeap() {
 	heapMark = new([64]byte)
 	base := uintptr(unsafe.Pointer(heapMark)) &^ (hugePage - 1)
-	if heapErr = madvise(base, unix.MADV_HUGEPAGE); heapErr == 0 {
-		heapErr = madvise(base, unix.MADV_COLLAPSE)
+	if heapErr = madvise(base, madvHugepage); heapErr == 0 {
+		heapErr = madvise(base, madvCollapse)
 	}
 }
 
 // heapErr is what the kernel said (for the tests).
-var heapErr unix.Errno
+var heapErr syscall.Errno
 
 // madvise advises on the huge page at base (not a Go object: unix.Madvise
 // takes a slice).
-func madvise(base uintptr, advice int) unix.Errno {
-	_, _, e := unix.Syscall(unix.SYS_MADVISE, base, hugePage, uintptr(advice))
+func madvise(base uintptr, advice int) syscall.Errno {
+	_, _, e := syscall.RawSyscall(syscall.SYS_MADVISE, base, hugePage, uintptr(advice))
 	return e
 }

@@ -5,10 +5,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // The heap's first huge page is one huge page after init, where the kernel
@@ -16,7 +15,7 @@ import (
 func TestHeapHugePage(t *testing.T) {
 	switch heapErr {
 	case 0:
-	case unix.EINVAL, unix.ENOMEM, unix.EAGAIN:
+	case syscall.EINVAL, syscall.ENOMEM, syscall.EAGAIN:
 		t.Skipf("the kernel made no huge page (%v): older than 6.1, or THP off or short", heapErr)
 	default:
 		t.Fatalf("madvise: %v", heapErr)
@@ -31,7 +30,7 @@ func TestHeapHugePage(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
-		if lo, hi, ok := strings.Cut(strings.Fields(line+" ")[0], "-"); ok && !strings.HasSuffix(line, ":") {
+		if lo, hi, ok := strings.Cut(strings.Fields(line + " ")[0], "-"); ok && !strings.HasSuffix(line, ":") {
 			a, err1 := strconv.ParseUint(lo, 16, 64)
 			b, err2 := strconv.ParseUint(hi, 16, 64)
 			if err1 == nil && err2 == nil {

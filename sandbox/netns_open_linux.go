@@ -12,6 +12,7 @@ package sandbox
 // inside the sandbox before the command.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -43,6 +44,11 @@ type nsChild struct {
 	sa4           unix.RawSockaddrInet4
 	sa6           unix.RawSockaddrInet6
 	pause         unix.Timespec
+	// drop are safeexec's anonymous memory regions: left out of the fork
+	// but for the child's stack and this struct (see forkLean).
+	drop  [64][2]uintptr
+	ndrop int
+	tls   uintptr // the forking thread's thread pointer; 0: unknown
 }
 
 // nsOpener is the parent's end.
@@ -86,6 +92,7 @@ func startNSOpener(pid int) (*nsOpener, error) {
 	}
 	c.msgFD.Control = &c.cmsg[0]
 	c.msgFD.SetControllen(unix.CmsgSpace(4))
+	c.ndrop = anonRegions(c.drop[:])
 	child, errno := nsForkLocked(c)
 	runtime.KeepAlive(c)
 	unix.Close(pair[1])
@@ -96,11 +103,18 @@ func startNSOpener(pid int) (*nsOpener, error) {
 	return &nsOpener{pid: int(child), sock: pair[0]}, nil
 }
 
+// nsForks makes one fork at a time: a fork's regions left out (drop) must
+// not be another's stack.
+var nsForks sync.Mutex
+
 // nsForkLocked forks with every signal blocked in the forking thread, so
 // that no Go signal handler runs in the child.
 func nsForkLocked(c *nsChild) (uintptr, syscall.Errno) {
+	nsForks.Lock()
+	defer nsForks.Unlock()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	c.tls = threadPointer()
 	all, old := ^uint64(0), uint64(0)
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_RT_SIGPROCMASK, unix.SIG_SETMASK, uintptr(unsafe.Pointer(&all)), uintptr(unsafe.Pointer(&old)), 8, 0, 0); e != 0 {
 		return 0, e
@@ -130,9 +144,41 @@ func nsForkChild(c *nsChild) (pid uintptr, errno syscall.Errno) {
 		opened bool
 		msg    uintptr
 	)
+	// The child needs only its stack (this frame and the system calls'
+	// below it) and c: the rest of safeexec's memory is left out of the
+	// fork (MADV_DONTFORK), which then copies a few pages instead of the
+	// page tables of all of them, and leaves the parent no copy-on-write
+	// faults afterwards (each costs tens of microseconds on a virtual
+	// machine). A region the child did touch would kill it with SIGSEGV
+	// before it entered the namespaces: the run then falls back to the
+	// bridge (errJoinNetns), as for any failure of the opener.
+	var keep [3][2]uintptr
+	sp := uintptr(unsafe.Pointer(&r1))
+	keep[0] = [2]uintptr{(sp - nsStackBelow) &^ (pageSize - 1), (sp + nsStackAbove + pageSize - 1) &^ (pageSize - 1)}
+	cp := uintptr(unsafe.Pointer(c))
+	keep[1] = [2]uintptr{cp &^ (pageSize - 1), (cp + unsafe.Sizeof(*c) + pageSize - 1) &^ (pageSize - 1)}
+	// The thread's TLS (Go reloads its g from there around assembly).
+	keep[2] = [2]uintptr{(c.tls - pageSize) &^ (pageSize - 1), (c.tls + pageSize + pageSize - 1) &^ (pageSize - 1)}
+	for i := 0; i < 3; i++ {
+		for j := i + 1; j < 3; j++ {
+			if keep[j][0] < keep[i][0] {
+				keep[i], keep[j] = keep[j], keep[i]
+			}
+		}
+	}
+	if c.tls == 0 {
+		c.ndrop = 0
+	}
+	for i := 0; i < c.ndrop; i++ {
+		adviseOutside(c.drop[i][0], c.drop[i][1], &keep, unix.MADV_DONTFORK)
+	}
 	r1, _, e = syscall.RawSyscall6(syscall.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
 	if e != 0 || r1 != 0 {
-		return r1, e // the parent
+		// The parent.
+		for i := 0; i < c.ndrop; i++ {
+			adviseOutside(c.drop[i][0], c.drop[i][1], &keep, unix.MADV_DOFORK)
+		}
+		return r1, e
 	}
 	if _, _, e = syscall.RawSyscall(unix.SYS_SETNS, c.userFD, unix.CLONE_NEWUSER, 0); e != 0 {
 		syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 3, 0, 0)
@@ -211,6 +257,78 @@ func nsForkChild(c *nsChild) (pid uintptr, errno syscall.Errno) {
 			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 5, 0, 0)
 		}
 	}
+}
+
+// pageSize is the smallest page size of the platforms here; madvise
+// wants its multiples.
+const pageSize = 4096
+
+// The child's stack: what nsForkChild's frame and the system calls it
+// makes can use below and above the address of one of its variables.
+const (
+	nsStackBelow = 16 << 10
+	nsStackAbove = 4 << 10
+)
+
+// adviseOutside gives advice to the pages of [lo, hi) outside the
+// ranges of keep (sorted by start).
+//
+//go:norace
+//go:nosplit
+func adviseOutside(lo, hi uintptr, keep *[3][2]uintptr, advice uintptr) {
+	for i := 0; i <= len(keep); i++ {
+		end := hi
+		if i < len(keep) {
+			end = min(hi, keep[i][0])
+		}
+		if end > lo {
+			syscall.RawSyscall(syscall.SYS_MADVISE, lo, end-lo, advice)
+		}
+		if i < len(keep) {
+			lo = max(lo, keep[i][1])
+		}
+		if lo >= hi {
+			return
+		}
+	}
+}
+
+// anonRegions fills out with the process's private, writable, anonymous
+// memory regions (the Go heap and the runtime's own) and says how many;
+// not the one right after a file's (a binary's bss: code built for
+// coverage counts there, the child's included). None when
+// /proc/self/maps cannot be read: the fork then copies everything.
+func anonRegions(out [][2]uintptr) int {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	var prevEnd uintptr
+	prevFile := false
+	for len(b) > 0 && n < len(out) {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte{'\n'})
+		// start-end perms offset dev inode [path]
+		f := bytes.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		lo, hi, ok := bytes.Cut(f[0], []byte{'-'})
+		start, err1 := strconv.ParseUint(string(lo), 16, 64)
+		end, err2 := strconv.ParseUint(string(hi), 16, 64)
+		if !ok || err1 != nil || err2 != nil {
+			continue
+		}
+		file := len(f) >= 6 && f[5][0] == '/'
+		anon := string(f[4]) == "0" && (len(f) < 6 || string(f[5]) == "[heap]")
+		if anon && string(f[1]) == "rw-p" && !(prevFile && uintptr(start) == prevEnd) {
+			out[n] = [2]uintptr{uintptr(start), uintptr(end)}
+			n++
+		}
+		prevEnd, prevFile = uintptr(end), file
+	}
+	return n
 }
 
 // listen opens a listener on host:port ("127.0.0.1" or "::1") inside the

@@ -42,6 +42,9 @@ type nestedServer struct {
 	wg     sync.WaitGroup
 }
 
+// nestedSocket is the socket's name in the channel's directory.
+const nestedSocket = "outer.sock"
+
 // startNested opens the channel to this run for a safeexec started inside
 // its sandbox, when the sandbox has a PID namespace of its own (bwrap): a
 // socket in a private directory shown read-only inside, named by
@@ -58,7 +61,7 @@ func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command) (*neste
 			return nil, fmt.Errorf("nested channel: %w", err)
 		}
 	}
-	sock := filepath.Join(dir, "outer.sock")
+	sock := filepath.Join(dir, nestedSocket)
 	ln, err := listenUnix(sock)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -206,7 +209,13 @@ func (s *nestedServer) close() {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
-	os.RemoveAll(s.dir)
+	// The directory holds the socket alone (the sandbox sees it
+	// read-only): two calls instead of a walk, the walk if anything else
+	// is there.
+	os.Remove(filepath.Join(s.dir, nestedSocket))
+	if os.Remove(s.dir) != nil {
+		os.RemoveAll(s.dir)
+	}
 }
 
 // detectOuter connects to the outer run's socket and checks who holds it.

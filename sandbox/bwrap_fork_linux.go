@@ -24,6 +24,9 @@ type forkedChild struct {
 	// spare are the parent's ends of the stdio pipes.
 	starts []func()
 	spare  []*os.File
+	// cpus are the processors to give back before the command starts
+	// (bwrap_cpus_linux.go).
+	cpus *cpuPin
 }
 
 // begin starts copying the stdio that goes through pipes.
@@ -133,11 +136,14 @@ func forkExecHeld(path string, argv, env []string, c *Command, extra []*os.File)
 		files = append(files, f.Fd())
 	}
 
+	pin, unpin := pinOthers(path)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: files,
 		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &ch.pidfd},
 	})
+	unpin()
+	ch.cpus = pin
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(extra)
 	runtime.KeepAlive(childEnds)

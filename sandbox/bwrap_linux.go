@@ -518,7 +518,9 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
 	}
-	// Let the sandbox go on to start the command.
+	// Let the sandbox go on to start the command, on all of safeexec's
+	// processors.
+	child.cpus.release(child.pid, proc.childPID)
 	if err = releaseSandbox(seccompW, blockW, filter); err != nil {
 		proc.Kill()
 		proc.Wait()

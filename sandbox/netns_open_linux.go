@@ -45,7 +45,7 @@ type nsChild struct {
 	sa6           unix.RawSockaddrInet6
 	pause         unix.Timespec
 	// drop are safeexec's anonymous memory regions: left out of the fork
-	// but for the child's stack and this struct (see forkLean).
+	// but for the child's stack, this struct and the TLS (see nsForkChild).
 	drop  [64][2]uintptr
 	ndrop int
 	tls   uintptr // the forking thread's thread pointer; 0: unknown
@@ -259,8 +259,8 @@ func nsForkChild(c *nsChild) (pid uintptr, errno syscall.Errno) {
 	}
 }
 
-// pageSize is the smallest page size of the platforms here; madvise
-// wants its multiples.
+// pageSize is the page size where the regions are left out (amd64, where
+// threadPointer is known); madvise wants its multiples.
 const pageSize = 4096
 
 // The child's stack: what nsForkChild's frame and the system calls it

@@ -30,10 +30,11 @@ var aheadFDs = bwrapFDs{Status: 3, Seccomp: 4, Block: 5}
 // the command's (what is not a file goes through a pipe, copied once the
 // sandbox is used), blocked before the command (see Ahead); it returns
 // once bwrap is started, not built. l must come from JoinLaunchArgs.
-// Every source mounted must exist: a launch that bwrap would refuse is
-// not tried (its message would reach the command's stderr).
+// Every source mounted and every destination must exist: a launch that
+// bwrap would refuse is not tried (its message would reach the command's
+// stderr), nor one that would make a file on the host.
 func StartAhead(l *Launch, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
-	if _, _, ok := SplitLaunchArgs(l.Args); !ok || !launchSourcesExist(l.Args) {
+	if _, _, ok := SplitLaunchArgs(l.Args); !ok || !launchPathsExist(l.Args) {
 		return &Ahead{}
 	}
 	pre := &prestart{done: make(chan struct{}), launch: *l,
@@ -43,17 +44,31 @@ func StartAhead(l *Launch, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
 	return &Ahead{pre: pre}
 }
 
-// launchSourcesExist reports whether every bind's source and the
-// working directory are there.
-func launchSourcesExist(args []string) bool {
+// launchPathsExist reports whether every bind's source, every mount's
+// destination and the working directory are there. bwrap makes a missing
+// destination, and one below a writable bind is made on the host: a
+// sandbox started ahead from an older launch (a masked file since
+// removed) would leave it there even when it is killed unused.
+func launchPathsExist(args []string) bool {
 	var st unix.Stat_t
+	exists := func(p string) bool { return unix.Lstat(p, &st) == nil }
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "--bind", "--ro-bind":
-			if unix.Stat(args[i+1], &st) != nil {
+			if unix.Stat(args[i+1], &st) != nil || !exists(args[i+2]) {
 				return false
 			}
 			i += 2
+		case "--ro-bind-try":
+			if unix.Stat(args[i+1], &st) == nil && !exists(args[i+2]) {
+				return false
+			}
+			i += 2
+		case "--tmpfs", "--proc", "--dev":
+			if !exists(args[i+1]) {
+				return false
+			}
+			i++
 		case "--chdir":
 			if unix.Stat(args[i+1], &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 				return false
@@ -123,11 +138,12 @@ func (pre *prestart) cancel() {
 	if pre.err != nil {
 		return
 	}
-	// Not reaped yet: the group cannot be another's meanwhile.
+	// Not reaped yet: the group cannot be another's meanwhile. Reaped
+	// before this returns: nothing of it outlives the run.
 	unix.Kill(-pre.child.pid, unix.SIGKILL)
 	closeAll(pre.statusR, pre.seccompW, pre.blockW)
 	pre.child.discard()
-	go pre.child.reap()
+	pre.child.reap()
 }
 
 // releaseSandbox lets a sandbox bwrap built go on to start the command:

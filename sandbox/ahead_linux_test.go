@@ -412,3 +412,43 @@ func TestAheadLaunchShape(t *testing.T) {
 		t.Fatal("a launch with a missing source was started ahead")
 	}
 }
+
+// TestAheadMissingDestination: a remembered launch that masks a path no
+// longer there (a file removed since) is not started ahead: bwrap would
+// make the path, on the host when it lies in a writable root, even in a
+// sandbox killed unused.
+func TestAheadMissingDestination(t *testing.T) {
+	dir := t.TempDir()
+	l := aheadLaunch(t, dir, "/bin/true")
+	opts, command, ok := SplitLaunchArgs(l.Args)
+	if !ok {
+		t.Fatal("launch not reusable")
+	}
+	gone := filepath.Join(dir, "gone.env")
+	args, err := JoinLaunchArgs(append(slices.Clone(opts), "--ro-bind", "/dev/null", gone), command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Args = args
+	a := StartAhead(l, os.Stdin, os.Stdout, os.Stderr)
+	time.Sleep(300 * time.Millisecond) // a bwrap would have built the sandbox by now
+	a.Cancel()
+	if a.pre != nil {
+		t.Error("started ahead with a destination that does not exist")
+	}
+	if _, err := os.Lstat(gone); err == nil {
+		t.Fatalf("%s was made on the host", gone)
+	}
+
+	// With the file there, it starts (and is killed, nothing made).
+	if err := os.WriteFile(gone, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a = StartAhead(l, os.Stdin, os.Stdout, os.Stderr)
+	if a.pre == nil {
+		t.Fatal("nothing started ahead with every path there")
+	}
+	pid := a.pre.child.pid
+	a.Cancel()
+	aheadGroupGone(t, pid)
+}

@@ -154,6 +154,44 @@ func StartAhead(spec AheadSpec) *Ahead {
 	return a
 }
 
+// StartWarm starts a warm sandbox (sandbox.StartWarm) for the next run of
+// spec's kind, whatever its command, as the last run of that kind started
+// its own: a process that runs many commands (serve) starts one while it
+// waits for the next. spec.Tail is not used, nor spec.Stdin (the command
+// gets none); spec.Memory must be set. Give it to that run with For; Close
+// it if no run takes it.
+func StartWarm(spec AheadSpec) *Ahead {
+	if runtime.GOOS != "linux" || spec.Memory == nil {
+		return nil
+	}
+	a := &Ahead{file: aheadFile(spec), memory: spec.Memory, tail: sandbox.WarmCommand(), ready: make(chan struct{})}
+	defer close(a.ready)
+	if l, err := a.load(spec.Environ); err == nil {
+		a.sb = sandbox.StartWarm(l, spec.Stdout, spec.Stderr)
+	}
+	return a
+}
+
+// For makes a warm sandbox the one of a run whose command (as in
+// AheadSpec.Tail) is tail: that run's launch is remembered if the
+// sandbox is not used.
+func (a *Ahead) For(tail []string) *Ahead {
+	if a != nil {
+		a.tail = slices.Clone(tail)
+	}
+	return a
+}
+
+// Used reports whether the run's command ran in the sandbox started
+// ahead (or warm), once the run is over.
+func (a *Ahead) Used() bool {
+	if a == nil {
+		return false
+	}
+	<-a.ready
+	return a.sb != nil && a.sb.Hit
+}
+
 // aheadFile names the memory of spec's kind of run.
 func aheadFile(spec AheadSpec) string {
 	h := sha256.New()

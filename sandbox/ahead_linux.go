@@ -21,6 +21,8 @@ type prestart struct {
 	statusR  *os.File
 	seccompW *os.File
 	blockW   *os.File
+	// warm is set for a warm sandbox (warm_linux.go).
+	warm *warmState
 }
 
 // aheadFDs is the descriptor layout of every launch started ahead.
@@ -81,7 +83,7 @@ func launchPathsExist(args []string) bool {
 	return true
 }
 
-func (pre *prestart) start() error {
+func (pre *prestart) start(extra ...*os.File) error {
 	markInheritedCloexec()
 	filter, err := seccompBytes()
 	if err != nil {
@@ -103,7 +105,7 @@ func (pre *prestart) start() error {
 		return err
 	}
 	child, err := forkExecHeld(pre.launch.Path, append([]string{"bwrap"}, pre.launch.Args...), pre.launch.Env, &pre.stdio,
-		[]*os.File{statusW, seccompR, blockR})
+		append([]*os.File{statusW, seccompR, blockR}, extra...))
 	closeAll(statusW, seccompR, blockR)
 	if err != nil {
 		closeAll(statusR, seccompW, blockW)
@@ -143,6 +145,11 @@ func (pre *prestart) cancel() {
 	unix.Kill(-pre.child.pid, unix.SIGKILL)
 	closeAll(pre.statusR, pre.seccompW, pre.blockW)
 	pre.child.discard()
+	if pre.warm != nil {
+		close(pre.warm.stop)
+		<-pre.warm.settled
+		pre.warm.argvW.Close()
+	}
 	pre.child.reap()
 }
 

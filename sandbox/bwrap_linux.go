@@ -290,7 +290,8 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 	// A command that is not there is reported as a shell would, without
 	// starting a sandbox. What exists on the host may still be hidden
 	// inside; Wait maps bwrap's failed exec to 127 then.
-	if _, code, err := lookPathEnv(c.Argv[0], c.Env, p.Cwd); err != nil {
+	hostPath, code, err := lookPathEnv(c.Argv[0], c.Env, p.Cwd)
+	if err != nil {
 		if c.Stderr != nil {
 			fmt.Fprintf(c.Stderr, "safeexec: %s: %v\n", c.Argv[0], err)
 		}
@@ -370,7 +371,14 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 	var pre *prestart
 	if a := c.Ahead; a != nil {
 		pre = a.take()
-		if pre != nil && (p.Network.ownNetns || !pre.matches(b.path, plan.Args, plan.Env, filter, c, fds)) {
+		if pre != nil && pre.warm != nil {
+			// A warm sandbox: the same launch but for the command, and
+			// the sandbox still as it was built (warm_linux.go).
+			if p.Network.ownNetns || !pre.warmMatches(b.path, plan.Args, plan.Env, filter, c, fds) || pre.useWarm(c.Argv, plan.Env, hostPath) != nil {
+				pre.cancel()
+				pre = nil
+			}
+		} else if pre != nil && (p.Network.ownNetns || !pre.matches(b.path, plan.Args, plan.Env, filter, c, fds)) {
 			pre.cancel()
 			pre = nil
 		}
@@ -473,7 +481,11 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 	}
 
 	var first bwrapStatus
-	if err := proc.dec.Decode(&first); err != nil || first.ChildPID == nil {
+	if pre != nil && pre.warm != nil {
+		// Read when the warm sandbox was built.
+		first, proc.dec = pre.warm.first, pre.warm.dec
+	}
+	if first.ChildPID == nil && (proc.dec.Decode(&first) != nil || first.ChildPID == nil) {
 		// bwrap exited before creating the sandbox: namespaces refused,
 		// a mount that failed, a bad option. Its message is on stderr.
 		proc.Kill()

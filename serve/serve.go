@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/safeexec/safeexec"
@@ -73,6 +74,8 @@ type Server struct {
 	// aheads are the launches of earlier commands, to start the next
 	// one's sandbox while its policy is loaded and it is judged.
 	aheads safeexec.AheadMemory
+	// warmUsed counts the commands that ran in a warm sandbox (warm.go).
+	warmUsed atomic.Int64
 }
 
 // New returns a Server.
@@ -178,6 +181,8 @@ type conn struct {
 	mu    sync.Mutex
 	terms map[string]*terminal
 	fps   map[string]string // the last fingerprint (or "error: ...") told per cwd
+
+	warm warmSlot // the next command's sandbox (warm.go)
 }
 
 func (c *conn) handleMessage(line []byte) {
@@ -466,7 +471,16 @@ func (c *conn) create(params json.RawMessage) (any, error) {
 	if req.IsScript {
 		spec.Tail = []string{req.Script}
 	}
-	req.Ahead = safeexec.StartAhead(spec)
+	w := c.warm.take(req.Cwd, req.IsScript)
+	if w != nil {
+		// The sandbox built after the last command, if it is still the
+		// one this command needs.
+		w.out.set(t.out)
+		req.Stdout, req.Stderr = w.out, w.out
+		req.Ahead = w.ahead.For(spec.Tail)
+	} else {
+		req.Ahead = safeexec.StartAhead(spec)
+	}
 	pol, err := c.loadPolicy(req.Cwd)
 	if err != nil {
 		req.Ahead.Close()
@@ -485,6 +499,12 @@ func (c *conn) create(params json.RawMessage) (any, error) {
 		defer close(t.done)
 		t.outcome, t.err = safeexec.Run(ctx, req)
 		req.Ahead.Close()
+		if w != nil && req.Ahead.Used() {
+			c.s.warmUsed.Add(1)
+		}
+		if c.ctx.Err() == nil {
+			c.warm.prepare(spec)
+		}
 	}()
 	select {
 	case <-started:
@@ -693,6 +713,7 @@ func (c *conn) release(params json.RawMessage) (any, error) {
 // closeAll kills every terminal of the connection (its context is done
 // already) and waits for them.
 func (c *conn) closeAll() {
+	c.warm.close()
 	c.mu.Lock()
 	terms := c.terms
 	c.terms = map[string]*terminal{}

@@ -753,3 +753,74 @@ func TestSandboxStartedAhead(t *testing.T) {
 		t.Fatal("a refused command ran in the sandbox started ahead")
 	}
 }
+
+// TestWarmSandbox: after a command, the next one's sandbox is built while
+// the client is elsewhere; the next create in that directory runs there,
+// whatever its command, exactly as it would have run in a fresh one; a
+// refused command never runs there; nothing of it outlives the client.
+func TestWarmSandbox(t *testing.T) {
+	needBwrap(t)
+	w := newWorld(t)
+	c := startClient(t, options(w))
+	run := func(args ...string) outputJSON {
+		t.Helper()
+		id := c.create(map[string]any{"command": "printf", "args": args})
+		var out outputJSON
+		c.ok("terminal/wait_for_exit", term(id), nil)
+		c.ok("terminal/output", term(id), &out)
+		c.ok("terminal/release", term(id), nil)
+		return out
+	}
+	runs := [][]string{{"first"}, {`[%s]`, "a b", "it's", "$HOME"}, {`%s|`, "x\ny", ""}}
+	wants := []string{"first", "[a b][it's][$HOME]", "x\ny||"}
+	for i, args := range runs {
+		if i > 0 {
+			time.Sleep(200 * time.Millisecond) // the client thinks; the sandbox is built
+		}
+		if out := run(args...); out.Output != wants[i] {
+			t.Errorf("run %d: output %q, want %q", i, out.Output, wants[i])
+		}
+	}
+	if n := c.srv.warmUsed.Load(); n != 2 {
+		t.Errorf("%d commands ran in a warm sandbox, want 2", n)
+	}
+	planted := filepath.Join(w.work, "planted")
+	r := c.call("terminal/create", map[string]any{"sessionId": "sess_1", "command": "sh",
+		"args": []string{"-c", "touch " + planted + "; sudo true"}})
+	if r.Error == nil {
+		t.Fatalf("sudo was not refused: %s", r.Result)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(planted); err == nil {
+		t.Fatal("a refused command ran in a warm sandbox")
+	}
+	if countBwraps(w.work) == 0 {
+		t.Fatal("no warm sandbox waits for the next command")
+	}
+	c.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for countBwraps(w.work) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := countBwraps(w.work); n > 0 {
+		t.Errorf("%d bwrap processes of the warm sandbox outlived the client", n)
+	}
+}
+
+// countBwraps counts live bwrap processes whose command line has dir.
+func countBwraps(dir string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err == nil && strings.HasPrefix(string(b), "bwrap\x00") && strings.Contains(string(b), dir) &&
+			!strings.Contains(string(st), ") Z ") {
+			n++
+		}
+	}
+	return n
+}

@@ -40,6 +40,7 @@ func main() {
 	serve := flag.Bool("serve", false, "measure `safeexec serve` running a stream of true commands (create, wait_for_exit, release) instead of one safeexec process per command")
 	rss := flag.Int("rss", 0, "also measure safeexec's peak RSS (VmHWM, read from /proc as it exits) over this many runs")
 	largeDirs := flag.Int("large-dirs", 5000, "directories of the large project (10 files each); 0: the small project only")
+	gap := flag.Duration("gap", 0, "with -serve: pause this long after each command, serve's and bare bwrap's alike (a client's think time, in which serve builds the next command's sandbox; without it that work overlaps the bare bwrap run it is compared with)")
 	workMode := flag.Bool("work", false, "measure real work instead: `go test` of a small module and `npm test` of a small package, bare (no sandbox) against under safeexec")
 	flag.Parse()
 
@@ -118,8 +119,19 @@ func main() {
 		s := startServe(r, *bin, flags)
 		defer s.close()
 		s.run("true") // warm up
-		a, b := interleave(*n, func() time.Duration { return s.run("true") }, func() time.Duration { return r.timed(bare) })
-		report(fmt.Sprintf("safeexec %s serve, per true command", *extra), a, b)
+		paused := func(f func() time.Duration) func() time.Duration {
+			return func() time.Duration {
+				d := f()
+				time.Sleep(*gap)
+				return d
+			}
+		}
+		a, b := interleave(*n, paused(func() time.Duration { return s.run("true") }), paused(func() time.Duration { return r.timed(bare) }))
+		name := fmt.Sprintf("safeexec %s serve, per true command", *extra)
+		if *gap > 0 {
+			name += fmt.Sprintf(" (%v after each command)", *gap)
+		}
+		report(name, a, b)
 		return
 	}
 	if *largeDirs <= 0 {

@@ -1,0 +1,284 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// startWarm starts a warm sandbox for compat runs in dir, with out as its
+// command's stdout and stderr, and waits until it is built.
+func startWarm(t *testing.T, dir string, out io.Writer) *Ahead {
+	t.Helper()
+	if warmExecFile() == nil {
+		t.Fatalf("no warm sandbox program on %s", runtime.GOARCH)
+	}
+	a := StartWarm(aheadLaunch(t, dir, warmCommand...), out, out)
+	if a.pre == nil || a.pre.warm == nil {
+		t.Fatal("no warm sandbox started")
+	}
+	t.Cleanup(func() { a.Cancel(); aheadKillLeft(dir) })
+	<-a.pre.warm.settled
+	if a.pre.warm.err != nil {
+		t.Fatalf("warm sandbox not built: %v", a.pre.warm.err)
+	}
+	return a
+}
+
+// warmRun runs argv in dir with the warm sandbox a (if the backend finds it
+// is still the right one).
+func warmRun(t *testing.T, dir string, a *Ahead, out io.Writer, argv ...string) Status {
+	t.Helper()
+	proc, err := bwBackend(t).Start(bwPolicy(t, dir), &Command{Argv: argv, Env: bwEnv, Stdout: out, Stderr: out, Ahead: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := proc.Wait()
+	if err != nil {
+		t.Fatalf("%q: %v", argv, err)
+	}
+	return st
+}
+
+// TestWarmRunsTheCommand: a warm sandbox, built before its command was
+// known, runs exactly the argument vector it is then given (no shell
+// reads it), found on PATH, with its exit status.
+func TestWarmRunsTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	var out bwLockedBuffer
+	a := startWarm(t, dir, &out)
+	args := []string{"printf", `[%s]\n`, "a b", "it's", "", "x\ny", "$HOME", "*", `\`, "-n", "`id`", "; exit 3"}
+	st := warmRun(t, dir, a, &out, args...)
+	if !a.Hit {
+		t.Fatal("the warm sandbox was not used")
+	}
+	want := "[a b]\n[it's]\n[]\n[x\ny]\n[$HOME]\n[*]\n[\\]\n[-n]\n[`id`]\n[; exit 3]\n"
+	if st.ExitCode != 0 || out.String() != want {
+		t.Errorf("exit %d, output %q, want %q", st.ExitCode, out.String(), want)
+	}
+
+	// The exit status, a command by path, and nothing left open.
+	var out2 bwLockedBuffer
+	a = startWarm(t, dir, &out2)
+	st = warmRun(t, dir, a, &out2, "/bin/sh", "-c", "ls /proc/self/fd; exit 7")
+	if !a.Hit || st.ExitCode != 7 {
+		t.Fatalf("hit %v, exit %d (%q)", a.Hit, st.ExitCode, out2.String())
+	}
+	// 0-2, and the directory ls lists.
+	if fds := strings.Fields(out2.String()); len(fds) != 4 {
+		t.Errorf("descriptors open in the command: %q", fds)
+	}
+}
+
+// TestWarmNotUsedAfterHostChange: a warm sandbox is used only while it is
+// still the sandbox a fresh run would build. The host changes below each
+// leave the run's plan the same; each would leave the warm sandbox
+// showing something else (a protected git file writable, a directory
+// that is gone, no longer a mount that is there): it is not used, and
+// the run's own sandbox protects what it must.
+func TestWarmNotUsedAfterHostChange(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		// cmd tries what the change would allow in the warm sandbox;
+		// check says it did not happen.
+		cmd   string
+		check func(t *testing.T, dir string)
+	}{
+		{"git config replaced by rename", func(t *testing.T, dir string) {
+			cfg := filepath.Join(dir, ".git", "config")
+			b, _ := os.ReadFile(cfg)
+			os.WriteFile(cfg+".lock", b, 0o644)
+			if err := os.Rename(cfg+".lock", cfg); err != nil {
+				t.Fatal(err)
+			}
+		}, "echo '[core]fsmonitor=evil' >> .git/config", func(t *testing.T, dir string) {
+			if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); bytes.Contains(b, []byte("evil")) {
+				t.Errorf("the command wrote .git/config: %q", b)
+			}
+		}},
+		{"git hooks directory replaced", func(t *testing.T, dir string) {
+			hooks := filepath.Join(dir, ".git", "hooks")
+			if err := os.Rename(hooks, hooks+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(hooks, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "echo evil > .git/hooks/pre-commit", func(t *testing.T, dir string) {
+			if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); err == nil {
+				t.Error("the command wrote a git hook")
+			}
+		}},
+	}
+	if os.Geteuid() == 0 {
+		cases = append(cases, struct {
+			name   string
+			change func(t *testing.T, dir string)
+			cmd    string
+			check  func(t *testing.T, dir string)
+		}{"a mount on the host", func(t *testing.T, dir string) {
+			m := filepath.Join(dir, "mnt")
+			if err := unix.Mount("tmpfs", m, "tmpfs", 0, "size=1m"); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { unix.Unmount(m, unix.MNT_DETACH) })
+			os.WriteFile(filepath.Join(m, "seen"), nil, 0o644)
+		}, "test -e mnt/seen", nil})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			os.Mkdir(filepath.Join(dir, "mnt"), 0o755)
+			var out bwLockedBuffer
+			a := startWarm(t, dir, &out)
+			tc.change(t, dir)
+			st := warmRun(t, dir, a, &out, "/bin/sh", "-c", tc.cmd)
+			if a.Hit {
+				t.Error("the warm sandbox was used after the host changed")
+			}
+			if tc.check != nil {
+				tc.check(t, dir)
+			} else if st.ExitCode != 0 {
+				t.Errorf("the run does not see the host as it is: exit %d %q", st.ExitCode, out.String())
+			}
+		})
+	}
+}
+
+// TestWarmUnchangedHostUsed: the same checks pass when nothing changed
+// but the project's content (what a command normally leaves).
+func TestWarmUnchangedHostUsed(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	var out bwLockedBuffer
+	a := startWarm(t, dir, &out)
+	os.WriteFile(filepath.Join(dir, "new"), []byte("x"), 0o644)
+	st := warmRun(t, dir, a, &out, "/bin/sh", "-c", "cat new; echo y > .git/config")
+	if !a.Hit {
+		t.Fatal("the warm sandbox was not used")
+	}
+	if st.ExitCode == 0 || !strings.HasPrefix(out.String(), "x") {
+		t.Errorf("exit %d, output %q: .git/config must stay read-only in a warm sandbox", st.ExitCode, out.String())
+	}
+}
+
+// TestWarmCancelLeavesNothing: a warm sandbox no run takes is killed with
+// everything in it, and its command never runs.
+func TestWarmCancelLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	a := startWarm(t, dir, io.Discard)
+	pgid := a.pre.child.pid
+	a.Cancel()
+	aheadGroupGone(t, pgid)
+}
+
+// warmProgram runs the warm sandbox's program outside any sandbox, data on
+// its descriptor 6, the program itself on 7.
+func warmProgram(t *testing.T, data []byte, env []string) (int, string) {
+	t.Helper()
+	exe := warmExecFile()
+	if exe == nil {
+		t.Fatalf("no warm sandbox program on %s", runtime.GOARCH)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write(data) // more than a pipe holds, for one case
+		w.Close()
+	}()
+	defer r.Close()
+	var out bytes.Buffer
+	cmd := &exec.Cmd{Path: "/proc/self/fd/7", Args: []string{"warm"}, Env: env, Stdout: &out, Stderr: &out,
+		ExtraFiles: []*os.File{nil, nil, nil, r, exe}}
+	err = cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String()
+}
+
+// TestWarmProgram: the program runs exactly the arguments it reads, trying
+// the paths in order; it exits 127 when none is there, 126 when one was
+// not executable, and 127 without running anything on malformed input.
+func TestWarmProgram(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "notexec")
+	os.WriteFile(notExec, []byte("#!/bin/sh\necho ran\n"), 0o644)
+	env := []string{"PATH=/usr/bin:/bin", "WARM_TEST=1"}
+	code, out := warmProgram(t, warmData([]string{"printf", `[%s]`, "a b", "", "$WARM_TEST"}, []string{"PATH=" + dir + ":/nowhere:/usr/bin:/bin"}), env)
+	if code != 0 || out != "[a b][][$WARM_TEST]" {
+		t.Errorf("printf: %d %q", code, out)
+	}
+	code, out = warmProgram(t, warmData([]string{"sh", "-c", "echo $WARM_TEST"}, env), env)
+	if code != 0 || out != "1\n" {
+		t.Errorf("environment: %d %q", code, out)
+	}
+	if code, out = warmProgram(t, warmData([]string{"no-such-command-here"}, env), env); code != 127 {
+		t.Errorf("missing: %d %q", code, out)
+	}
+	if code, out = warmProgram(t, warmData([]string{notExec}, env), env); code != 126 {
+		t.Errorf("not executable: %d %q", code, out)
+	}
+	marker := filepath.Join(dir, "marker")
+	good := warmData([]string{"/bin/sh", "-c", "echo ran > " + marker}, env)
+	bad := map[string][]byte{
+		"empty":           nil,
+		"short header":    good[:5],
+		"no arguments":    append(binary.LittleEndian.AppendUint32(nil, 0), good[4:]...),
+		"too many":        append(binary.LittleEndian.AppendUint32(nil, 1<<20), good[4:]...),
+		"cut":             good[:len(good)-1],
+		"trailing bytes":  append(bytes.Clone(good), 'x'),
+		"more than 64KiB": append(bytes.Clone(good), make([]byte, 70<<10)...),
+	}
+	for name, data := range bad {
+		if code, out := warmProgram(t, data, env); code != 127 || !strings.Contains(out, "no command given") {
+			t.Errorf("%s: %d %q", name, code, out)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("malformed input ran a command")
+	}
+	if code, _ := warmProgram(t, good, env); code != 0 {
+		t.Errorf("well-formed: %d", code)
+	} else if _, err := os.Stat(marker); err != nil {
+		t.Error("the well-formed command did not run")
+	}
+}
+
+// TestWarmExecGenerated: the program checked in is what gen.sh builds
+// from its source.
+func TestWarmExecGenerated(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the program is amd64's")
+	}
+	for _, tool := range []string{"as", "ld", "strip", "od"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed (binutils): cannot rebuild the program", tool)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "warmexec.go")
+	if b, err := exec.Command("sh", "warmexec/gen.sh", out).CombinedOutput(); err != nil {
+		t.Fatalf("gen.sh: %v\n%s", err, b)
+	}
+	got, _ := os.ReadFile(out)
+	want, _ := os.ReadFile("warmexec_linux_amd64.go")
+	if !bytes.Equal(got, want) {
+		t.Error("warmexec_linux_amd64.go is not what warmexec/gen.sh builds from warmexec/amd64.S: run it")
+	}
+}

@@ -287,6 +287,11 @@ var errJoinNetns = errors.New("cannot open listeners in the sandbox's network na
 
 func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, error) {
 	started := coarseNow()
+	// A sandbox started ahead that this start does not take (it returns
+	// before, or it is not the one) is killed before Start returns: the
+	// run may then remove what it mounts (the nested channel's directory),
+	// and bwrap would complain about it on the command's stderr.
+	defer c.Ahead.Cancel()
 	// A command that is not there is reported as a shell would, without
 	// starting a sandbox. What exists on the host may still be hidden
 	// inside; Wait maps bwrap's failed exec to 127 then.

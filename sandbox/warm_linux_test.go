@@ -282,3 +282,33 @@ func TestWarmExecGenerated(t *testing.T) {
 		t.Error("warmexec_linux_amd64.go is not what warmexec/gen.sh builds from warmexec/amd64.S: run it")
 	}
 }
+
+// TestAheadKilledWhenNoCommandStarts: when Start runs no command (it is
+// not there), the sandbox started ahead, warm or not, is gone before
+// Start returns, so nothing it prints reaches the command's output while
+// the run cleans up.
+func TestAheadKilledWhenNoCommandStarts(t *testing.T) {
+	dir := t.TempDir()
+	var out bwLockedBuffer
+	for _, warm := range []bool{false, true} {
+		var a *Ahead
+		if warm {
+			a = startWarm(t, dir, &out)
+		} else {
+			a = StartAhead(aheadLaunch(t, dir, "no-such-command-here"), nil, &out, &out)
+		}
+		if a.pre == nil {
+			t.Fatal("nothing started ahead")
+		}
+		pgid := a.pre.child.pid
+		proc, err := bwBackend(t).Start(bwPolicy(t, dir), &Command{Argv: []string{"no-such-command-here"}, Env: bwEnv,
+			Stdout: &out, Stderr: &out, Ahead: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := proc.Wait(); st.ExitCode != 127 {
+			t.Errorf("exit %d", st.ExitCode)
+		}
+		aheadGroupGone(t, pgid)
+	}
+}

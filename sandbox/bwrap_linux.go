@@ -535,6 +535,9 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 			return nil, fmt.Errorf("sandbox bwrap: %w", err)
 		}
 	}
+	if c.BeforeRelease != nil {
+		c.BeforeRelease()
+	}
 	// Let the sandbox go on to start the command, on all of safeexec's
 	// processors.
 	child.cpus.release(child.pid, proc.childPID)

@@ -145,6 +145,13 @@ type Command struct {
 	// Ahead is a sandbox started before the policy was known, used when
 	// it is the one this command needs (bwrap only; nil: none).
 	Ahead *Ahead
+	// BeforeRelease, when set, is called once the sandbox is built and
+	// before the command may start, which it does only after this
+	// returns (bwrap only: other backends ignore it, and their caller
+	// waits for what it waits for before Start). safeexec uses it to let
+	// its catching of signals, which must be in place before the command
+	// exists, overlap the sandbox's set-up.
+	BeforeRelease func()
 }
 
 // Backend turns a Policy and a Command into a confined, started process.

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -310,5 +311,41 @@ func TestAheadKilledWhenNoCommandStarts(t *testing.T) {
 			t.Errorf("exit %d", st.ExitCode)
 		}
 		aheadGroupGone(t, pgid)
+	}
+}
+
+// TestBeforeReleaseHoldsTheCommand: the command starts only once
+// BeforeRelease has returned (safeexec's signal catching waits there), in
+// a fresh sandbox as in one started ahead.
+func TestBeforeReleaseHoldsTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "marker")
+	script := "test -e " + marker + ".held && echo after > " + marker
+	for _, ahead := range []bool{false, true} {
+		os.Remove(marker)
+		os.Remove(marker + ".held")
+		c := &Command{Argv: []string{"/bin/sh", "-c", script}, Env: bwEnv}
+		if ahead {
+			c.Ahead = StartAhead(aheadLaunch(t, dir, c.Argv...), nil, nil, nil)
+		}
+		called := false
+		c.BeforeRelease = func() {
+			called = true
+			time.Sleep(100 * time.Millisecond)
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the command ran before BeforeRelease returned")
+			}
+			os.WriteFile(marker+".held", nil, 0o644)
+		}
+		proc, err := bwBackend(t).Start(bwPolicy(t, dir), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := proc.Wait(); err != nil || st.ExitCode != 0 || !called {
+			t.Fatalf("ahead %v: exit %v %v, BeforeRelease called %v", ahead, st, err, called)
+		}
+		if c.Ahead != nil && !c.Ahead.Hit {
+			t.Error("the sandbox started ahead was not used")
+		}
 	}
 }

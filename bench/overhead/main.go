@@ -47,6 +47,11 @@ func main() {
 	tmp, err := os.MkdirTemp("", "safeexec-overhead-")
 	check(err)
 	defer os.RemoveAll(tmp)
+	defer func() {
+		for _, d := range nestedDirs {
+			os.RemoveAll(d)
+		}
+	}()
 	check(os.Chmod(tmp, 0o755))
 	if *bin == "" {
 		*bin = filepath.Join(tmp, "safeexec")
@@ -271,6 +276,9 @@ func makeLarge(dir string, dirs int, cred *syscall.Credential) (nd, nf int) {
 	return nd, nf
 }
 
+// nestedDirs are the directories bwrapLine made; main removes them.
+var nestedDirs []string
+
 type runner struct {
 	env  []string
 	dir  string
@@ -305,7 +313,22 @@ func (r *runner) bwrapLine(argv []string) ([]string, error) {
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
-	defer func() { c.Process.Kill(); c.Wait() }()
+	// Ended as a user would end it, once its command runs: SIGTERM, which
+	// safeexec forwards. A SIGKILL while bwrap is still setting up can
+	// leave bwrap's first child waiting forever for its killed parent
+	// (bwrap sets its parent-death signal only later).
+	defer func() {
+		time.Sleep(300 * time.Millisecond)
+		c.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			c.Process.Kill()
+			<-done
+		}
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		ents, _ := os.ReadDir("/proc")
@@ -338,6 +361,21 @@ func (r *runner) bwrapLine(argv []string) ([]string, error) {
 				case "--ro-bind", "--bind", "--ro-bind-try", "--bind-try":
 					if j+2 < len(args) && strings.Contains(args[j+1], "safeexec-net-") {
 						j += 2 // the run's proxy sockets, gone when it ends
+						continue
+					}
+					if j+2 < len(args) && strings.Contains(args[j+1], "safeexec-nested-") && args[j+1] == args[j+2] {
+						// The run's nested channel, removed when it ends:
+						// a directory of the same kind instead.
+						d, err := os.MkdirTemp("", "safeexec-nested-")
+						if err != nil {
+							return nil, err
+						}
+						nestedDirs = append(nestedDirs, d)
+						if r.cred != nil {
+							os.Chown(d, int(r.cred.Uid), int(r.cred.Gid))
+						}
+						out = append(out, args[j], d, d)
+						j += 2
 						continue
 					}
 				case "--":

@@ -14,6 +14,7 @@
 //	go run ./bench/overhead -user nobody -flags ""      # non-root, network on (the bridge)
 //	go run ./bench/overhead -rss 20                      # safeexec's own peak RSS (VmHWM)
 //	go run ./bench/overhead -serve                       # safeexec serve, per command
+//	go run ./bench/overhead -serve -gap 40ms             # with 40 ms after each command
 //	go run ./bench/overhead -work -n 30                  # go test and npm test, bare against safeexec
 package main
 

@@ -63,13 +63,15 @@ func WarmCommand() []string { return slices.Clone(warmCommand) }
 
 // warmState is what a warm sandbox learnt of itself once built.
 type warmState struct {
-	argvW   *os.File      // the shell's command, written when used
+	argvW   *os.File      // the command, written when used
+	argvCap int           // what argvW's pipe holds
 	settled chan struct{} // closed once built (or failed)
 	stop    chan struct{} // closed when the sandbox is killed
 	err     error
 	dec     *json.Decoder // bwrap's status, its first document read
 	first   bwrapStatus
-	// The sandbox's mount table once built, and the host's (safeexec's).
+	// The sandbox's mount table once built, and the host's (safeexec's)
+	// from before bwrap started to copy it until the sandbox was built.
 	mounts, hostMounts []byte
 }
 
@@ -84,13 +86,29 @@ func StartWarm(l *Launch, stdout, stderr io.Writer) *Ahead {
 	if !ok || exe == nil || !warmable(opts, command) || !launchPathsExist(l.Args) {
 		return &Ahead{}
 	}
+	// The host's mount table before bwrap copies it: one that changes
+	// while the sandbox is built may be copied in part or not at all.
+	host, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return &Ahead{}
+	}
 	argvR, argvW, err := os.Pipe()
 	if err != nil {
 		return &Ahead{}
 	}
+	// The command is written before the sandbox is released, so it must
+	// fit in the pipe: a user over fs.pipe-user-pages-soft gets 8 KiB
+	// pipes (useWarm refuses a longer command).
+	unix.FcntlInt(argvW.Fd(), unix.F_SETPIPE_SZ, warmMax)
+	capacity, err := unix.FcntlInt(argvW.Fd(), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		closeAll(argvR, argvW)
+		return &Ahead{}
+	}
 	pre := &prestart{done: make(chan struct{}), launch: *l,
 		stdio: Command{Stdout: stdout, Stderr: stderr},
-		warm:  &warmState{argvW: argvW, settled: make(chan struct{}), stop: make(chan struct{})}}
+		warm: &warmState{argvW: argvW, argvCap: capacity, settled: make(chan struct{}), stop: make(chan struct{}),
+			hostMounts: host}}
 	pre.err = pre.start(argvR, exe)
 	argvR.Close()
 	close(pre.done)
@@ -106,7 +124,9 @@ func StartWarm(l *Launch, stdout, stderr io.Writer) *Ahead {
 // warmable reports whether a launch's options and command are a warm
 // sandbox's.
 func warmable(opts, command []string) bool {
-	if !slices.Equal(command[max(0, len(command)-len(warmCommand)):], warmCommand) {
+	// The program alone: a program before it (the network bridge) would
+	// keep descriptors 6 and 7 while the command runs.
+	if !slices.Equal(command, warmCommand) {
 		return false
 	}
 	for i := 0; i < len(opts); i++ {
@@ -153,7 +173,13 @@ func (pre *prestart) settle() {
 	if w.mounts, w.err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/mountinfo"); w.err != nil {
 		return
 	}
-	if w.hostMounts, w.err = os.ReadFile("/proc/self/mountinfo"); w.err != nil {
+	host, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		w.err = err
+		return
+	}
+	if !bytes.Equal(host, w.hostMounts) {
+		w.err = errors.New("warm sandbox: the host's mounts changed while it was built")
 		return
 	}
 	opts, _, _ := SplitLaunchArgs(pre.launch.Args)
@@ -195,7 +221,11 @@ func (pre *prestart) warmMatches(path string, args, env []string, filter []byte,
 // sandbox has), found on the host at hostPath.
 func (pre *prestart) useWarm(argv, env []string, hostPath string) error {
 	w := pre.warm
-	<-w.settled
+	select {
+	case <-w.settled:
+	case <-time.After(warmSettleMax):
+		return errors.New("warm sandbox: not built in time")
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -203,8 +233,11 @@ func (pre *prestart) useWarm(argv, env []string, hostPath string) error {
 		// execvp(3) would run it with /bin/sh; the program does not.
 		return errors.New("warm sandbox: not a program the kernel runs")
 	}
-	data := warmData(argv, env)
-	if len(data) > warmMax {
+	data, err := warmData(argv, env)
+	if err != nil {
+		return err
+	}
+	if len(data) > min(warmMax, w.argvCap) {
 		return errors.New("warm sandbox: command too long")
 	}
 	// Checked once built (checkWarmMounts): every mount as asked, of the
@@ -237,32 +270,46 @@ func (pre *prestart) useWarm(argv, env []string, hostPath string) error {
 	return err
 }
 
-// directlyExecutable reports whether the file at p starts as a program
-// the kernel runs itself: an ELF file or a script with #!.
+// directlyExecutable reports whether the file at p is a regular file that
+// starts as a program the kernel runs itself: an ELF file or a script
+// with #!. (Opened without blocking: the command may have made it a
+// FIFO.)
 func directlyExecutable(p string) bool {
-	f, err := os.Open(p)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
 	var b [4]byte
-	n, _ := io.ReadFull(f, b[:])
+	n, _ := unix.Read(fd, b[:])
 	return n == 4 && string(b[:]) == "\x7fELF" || n >= 2 && string(b[:2]) == "#!"
 }
 
 // warmData is what the program reads (warmexec/amd64.S): the number of
 // arguments and of paths, then each, NUL-terminated. The paths are
 // execvp(3)'s: argv[0] itself if it has a slash, else argv[0] in each
-// directory of env's PATH (glibc's default without one), an empty one
-// being the working directory.
-func warmData(argv, env []string) []byte {
+// directory of env's PATH (its first, as getenv(3) finds it; glibc's
+// default without one), an empty one being the working directory.
+func warmData(argv, env []string) ([]byte, error) {
+	for _, a := range argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, errors.New("warm sandbox: a NUL byte in an argument")
+		}
+	}
 	var paths []string
 	if strings.Contains(argv[0], "/") {
 		paths = []string{argv[0]}
 	} else {
-		path, ok := envValue(env, "PATH")
-		if !ok {
-			path = "/bin:/usr/bin"
+		path := "/bin:/usr/bin"
+		for _, kv := range env {
+			if v, found := strings.CutPrefix(kv, "PATH="); found {
+				path = v
+				break
+			}
 		}
 		for _, dir := range strings.Split(path, ":") {
 			if dir == "" {
@@ -278,7 +325,7 @@ func warmData(argv, env []string) []byte {
 			b = append(append(b, s...), 0)
 		}
 	}
-	return b
+	return b, nil
 }
 
 // mountEntry is one line of a mountinfo file.
@@ -463,10 +510,22 @@ func warmExecFile() *os.File {
 			f.Close()
 			return
 		}
-		seals := unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
-		if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+		// vm.memfd_noexec=2 makes every memory file one that cannot be
+		// run (no x bits, sealed so): no warm sandboxes then.
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Mode&0o111 != 0o111 {
 			f.Close()
 			return
+		}
+		// Sealed as it is, x bits included (F_SEAL_EXEC, Linux 6.3): a
+		// command that reached the file could not make it unrunnable
+		// for the next ones.
+		seals := unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
+		if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals|unix.F_SEAL_EXEC); err != nil {
+			if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+				f.Close()
+				return
+			}
 		}
 		warmExec.f = f
 	})

@@ -222,22 +222,22 @@ func TestWarmProgram(t *testing.T) {
 	notExec := filepath.Join(dir, "notexec")
 	os.WriteFile(notExec, []byte("#!/bin/sh\necho ran\n"), 0o644)
 	env := []string{"PATH=/usr/bin:/bin", "WARM_TEST=1"}
-	code, out := warmProgram(t, warmData([]string{"printf", `[%s]`, "a b", "", "$WARM_TEST"}, []string{"PATH=" + dir + ":/nowhere:/usr/bin:/bin"}), env)
+	code, out := warmProgram(t, mustWarmData(t, []string{"printf", `[%s]`, "a b", "", "$WARM_TEST"}, []string{"PATH=" + dir + ":/nowhere:/usr/bin:/bin"}), env)
 	if code != 0 || out != "[a b][][$WARM_TEST]" {
 		t.Errorf("printf: %d %q", code, out)
 	}
-	code, out = warmProgram(t, warmData([]string{"sh", "-c", "echo $WARM_TEST"}, env), env)
+	code, out = warmProgram(t, mustWarmData(t, []string{"sh", "-c", "echo $WARM_TEST"}, env), env)
 	if code != 0 || out != "1\n" {
 		t.Errorf("environment: %d %q", code, out)
 	}
-	if code, out = warmProgram(t, warmData([]string{"no-such-command-here"}, env), env); code != 127 {
+	if code, out = warmProgram(t, mustWarmData(t, []string{"no-such-command-here"}, env), env); code != 127 {
 		t.Errorf("missing: %d %q", code, out)
 	}
-	if code, out = warmProgram(t, warmData([]string{notExec}, env), env); code != 126 {
+	if code, out = warmProgram(t, mustWarmData(t, []string{notExec}, env), env); code != 126 {
 		t.Errorf("not executable: %d %q", code, out)
 	}
 	marker := filepath.Join(dir, "marker")
-	good := warmData([]string{"/bin/sh", "-c", "echo ran > " + marker}, env)
+	good := mustWarmData(t, []string{"/bin/sh", "-c", "echo ran > " + marker}, env)
 	bad := map[string][]byte{
 		"empty":           nil,
 		"short header":    good[:5],
@@ -259,6 +259,90 @@ func TestWarmProgram(t *testing.T) {
 		t.Errorf("well-formed: %d", code)
 	} else if _, err := os.Stat(marker); err != nil {
 		t.Error("the well-formed command did not run")
+	}
+}
+
+// mustWarmData is warmData that must succeed.
+func mustWarmData(t *testing.T, argv, env []string) []byte {
+	t.Helper()
+	b, err := warmData(argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWarmProgramStops: as execvp(3), the search goes on past a path that
+// is not there or not executable, and ends at any other failure: a file
+// the kernel will not run does not make a later one run.
+func TestWarmProgramStops(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"a", "b", "c"} {
+		os.Mkdir(filepath.Join(dir, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(dir, "a", "tool"), []byte("\x7fELFgarbage"), 0o755)
+	os.WriteFile(filepath.Join(dir, "b", "tool"), []byte("#!/bin/sh\necho b-ran\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c", "tool"), []byte("#!/bin/sh\necho c-ran\n"), 0o644)
+	path := "PATH=" + filepath.Join(dir, "a") + ":" + filepath.Join(dir, "b")
+	if code, out := warmProgram(t, mustWarmData(t, []string{"tool"}, []string{path}), nil); code != 126 || strings.Contains(out, "ran") {
+		t.Errorf("after a file the kernel refused: exit %d, %q", code, out)
+	}
+	// Not executable (c), then missing (nowhere): on to b.
+	path = "PATH=" + filepath.Join(dir, "c") + ":/nowhere:" + filepath.Join(dir, "b")
+	if code, out := warmProgram(t, mustWarmData(t, []string{"tool"}, []string{path}), nil); code != 0 || out != "b-ran\n" {
+		t.Errorf("past a file without x and a missing directory: exit %d, %q", code, out)
+	}
+	// The first PATH, as getenv(3) finds it.
+	data := mustWarmData(t, []string{"tool"}, []string{"PATH=" + filepath.Join(dir, "b"), "PATH=" + filepath.Join(dir, "c")})
+	if code, out := warmProgram(t, data, nil); code != 0 || out != "b-ran\n" {
+		t.Errorf("two PATHs: exit %d, %q", code, out)
+	}
+	if _, err := warmData([]string{"tool", "a\x00b"}, nil); err == nil {
+		t.Error("an argument with a NUL byte was accepted")
+	}
+}
+
+// TestWarmNotForAFIFO: the command's file is looked at without blocking:
+// a FIFO (which a command can leave in the project) is no program, and
+// the run does not wait for a writer.
+func TestWarmNotForAFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tool")
+	if err := unix.Mkfifo(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	go func() { done <- directlyExecutable(p) }()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("a FIFO counted as a program")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("looking at a FIFO blocked")
+	}
+}
+
+// TestWarmSmallPipe: a command longer than the pipe to the warm sandbox
+// holds (a user over fs.pipe-user-pages-soft gets 8 KiB pipes) runs in a
+// fresh sandbox instead of blocking.
+func TestWarmSmallPipe(t *testing.T) {
+	dir := t.TempDir()
+	var out bwLockedBuffer
+	a := startWarm(t, dir, &out)
+	if _, err := unix.FcntlInt(a.pre.warm.argvW.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+		t.Fatal(err)
+	}
+	a.pre.warm.argvCap, _ = unix.FcntlInt(a.pre.warm.argvW.Fd(), unix.F_GETPIPE_SZ, 0)
+	long := strings.Repeat("x", 10<<10)
+	done := make(chan Status)
+	go func() { done <- warmRun(t, dir, a, &out, "/bin/echo", long) }()
+	select {
+	case st := <-done:
+		if a.Hit || st.ExitCode != 0 || out.String() != long+"\n" {
+			t.Errorf("hit %v, exit %d, %d bytes out", a.Hit, st.ExitCode, len(out.String()))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run blocked writing its command")
 	}
 }
 
@@ -347,5 +431,35 @@ func TestBeforeReleaseHoldsTheCommand(t *testing.T) {
 		if c.Ahead != nil && !c.Ahead.Hit {
 			t.Error("the sandbox started ahead was not used")
 		}
+	}
+}
+
+// TestWarmHostMountWhileBuilt: a mount the host makes while bwrap copies
+// its mount table (the copy may or may not have it) leaves the warm
+// sandbox unused; the run's own sandbox has the mount, read-only as the
+// host made it.
+func TestWarmHostMountWhileBuilt(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting on the host needs root")
+	}
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	var out bwLockedBuffer
+	a := StartWarm(aheadLaunch(t, dir, warmCommand...), &out, &out)
+	if a.pre == nil {
+		t.Fatal("no warm sandbox started")
+	}
+	t.Cleanup(func() { a.Cancel(); aheadKillLeft(dir) })
+	if err := unix.Mount("tmpfs", sub, "tmpfs", unix.MS_RDONLY, "size=1m"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(sub, unix.MNT_DETACH) })
+	st := warmRun(t, dir, a, &out, "/bin/sh", "-c", "echo escaped > sub/f")
+	if a.Hit {
+		t.Error("the warm sandbox was used though the host mounted something while it was built")
+	}
+	if st.ExitCode == 0 {
+		t.Error("the command wrote below a read-only mount of the host")
 	}
 }

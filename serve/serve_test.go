@@ -824,3 +824,29 @@ func countBwraps(dir string) int {
 	}
 	return n
 }
+
+// TestWarmSandboxIdle: a warm sandbox no command comes for is killed
+// after warmIdle, while the client stays connected.
+func TestWarmSandboxIdle(t *testing.T) {
+	needBwrap(t)
+	defer func(d time.Duration) { warmIdle = d }(warmIdle)
+	warmIdle = 300 * time.Millisecond
+	w := newWorld(t)
+	c := startClient(t, options(w))
+	id := c.create(map[string]any{"command": "true"})
+	c.ok("terminal/wait_for_exit", term(id), nil)
+	c.ok("terminal/release", term(id), nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for countBwraps(w.work) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if countBwraps(w.work) == 0 {
+		t.Fatal("no warm sandbox was started")
+	}
+	for countBwraps(w.work) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := countBwraps(w.work); n > 0 {
+		t.Errorf("%d bwrap processes of an idle warm sandbox still alive", n)
+	}
+}

@@ -3,6 +3,7 @@ package serve
 import (
 	"io"
 	"sync"
+	"time"
 
 	"github.com/safeexec/safeexec"
 )
@@ -13,10 +14,15 @@ import (
 // that kind runs its command in it if, by then, it is still exactly the
 // sandbox that command needs (checked by the sandbox backend: otherwise
 // it is killed unused and a fresh one started). Only one is kept: a
-// create of another kind kills it.
+// create of another kind kills it, and so does warmIdle without one (it
+// holds the project's file system and a directory of its own).
+
+// warmIdle is how long a warm sandbox waits for its command.
+var warmIdle = 5 * time.Minute
 
 // warmSandbox is a warm sandbox and what it was made for.
 type warmSandbox struct {
+	idle   *time.Timer
 	ahead  *safeexec.Ahead
 	cwd    string
 	script bool
@@ -65,6 +71,7 @@ func (s *warmSlot) take(cwd string, script bool) *warmSandbox {
 	if w == nil {
 		return nil
 	}
+	w.idle.Stop()
 	if w.cwd != cwd || w.script != script {
 		go w.ahead.Close()
 		return nil
@@ -86,7 +93,22 @@ func (s *warmSlot) prepare(spec safeexec.AheadSpec) {
 	if a == nil {
 		return
 	}
-	s.w = &warmSandbox{ahead: a, cwd: spec.Cwd, script: spec.Script, out: out}
+	w := &warmSandbox{ahead: a, cwd: spec.Cwd, script: spec.Script, out: out}
+	w.idle = time.AfterFunc(warmIdle, func() { s.expire(w) })
+	s.w = w
+}
+
+// expire kills w if it still waits in the slot.
+func (s *warmSlot) expire(w *warmSandbox) {
+	s.mu.Lock()
+	mine := s.w == w
+	if mine {
+		s.w = nil
+	}
+	s.mu.Unlock()
+	if mine {
+		w.ahead.Close()
+	}
 }
 
 // close kills the warm sandbox, and no other is started.
@@ -96,6 +118,7 @@ func (s *warmSlot) close() {
 	s.w, s.closed = nil, true
 	s.mu.Unlock()
 	if w != nil {
+		w.idle.Stop()
 		w.ahead.Close()
 	}
 }

@@ -7,8 +7,10 @@
 # and each path, each ended by a NUL byte, and nothing else. The program
 # closes descriptors 6 and 7 (its own file) and calls execve(2) with each
 # path in turn, the arguments, and its own environment, as execvp(3) walks
-# PATH. When none runs it exits 126 if one was not executable, else 127;
-# 127 too when what it read is not that (nothing is run then).
+# PATH: the next path when one is not there or not executable, none after
+# any other failure (126). When none runs it exits 126 if one was not
+# executable, else 127; 127 too when what it read is not that (nothing is
+# run then).
 
 	.intel_syntax noprefix
 	.set BUFSZ, 65536
@@ -17,8 +19,13 @@
 	.set SYS_close, 3
 	.set SYS_execve, 59
 	.set SYS_exit_group, 231
+	.set ENOENT, 2
 	.set EINTR, 4
 	.set EACCES, 13
+	.set ENODEV, 19
+	.set ENOTDIR, 20
+	.set ETIMEDOUT, 110
+	.set ESTALE, 116
 
 	.globl _start
 	.text
@@ -91,10 +98,25 @@ readdone:
 	mov	rdx, r13
 	mov	eax, SYS_execve
 	syscall
+	# As execvp(3): on to the next path when this one is not there or not
+	# executable; any other failure ends the search (126).
 	cmp	rax, -EACCES
 	jne	4f
 	mov	ebp, 1
-4:	inc	r14
+	jmp	5f
+4:	cmp	rax, -ENOENT
+	je	5f
+	cmp	rax, -ENOTDIR
+	je	5f
+	cmp	rax, -ENODEV
+	je	5f
+	cmp	rax, -ESTALE
+	je	5f
+	cmp	rax, -ETIMEDOUT
+	je	5f
+	mov	ebp, 1
+	jmp	none
+5:	inc	r14
 	jmp	3b
 none:
 	mov	eax, SYS_write

@@ -341,6 +341,12 @@ func (a *Ahead) sandboxAhead() *sandbox.Ahead {
 	return a.sb
 }
 
+// joinNetns says the run's sandbox is to be one a later run can start
+// ahead or keep warm even with the network on as root (see
+// sandbox.Command.JoinNetns): so in a process that keeps its launches in
+// memory (serve).
+func (a *Ahead) joinNetns() bool { return a != nil && a.memory != nil }
+
 // takeNested hands the nested channel's directory made for the early
 // sandbox to the run ("" if none was made).
 func (a *Ahead) takeNested() string {

@@ -168,6 +168,7 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	}
 	if req.Outer == nil {
 		cmd.Ahead = req.Ahead.sandboxAhead()
+		cmd.JoinNetns = req.Ahead.joinNetns()
 	}
 	if pol.NetworkEnabled && req.Outer == nil {
 		if err := p.startNetwork(sp, cmd); err != nil {

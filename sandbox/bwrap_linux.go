@@ -343,7 +343,7 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 	// As root, the sandbox can run in a network namespace made here, where
 	// the proxy listens directly: no bridge process inside (a terminal
 	// still needs the bridge as its supervisor).
-	if p.Network.Enabled && p.Network.Listen != nil && !c.Terminal && canMakeNetns() && !joinNetnsAlways {
+	if p.Network.Enabled && p.Network.Listen != nil && !c.Terminal && canMakeNetns() && !joinNetnsAlways && !c.JoinNetns {
 		own := *p
 		own.Network.ownNetns = true
 		own.Network.Bridge = nil

@@ -152,6 +152,11 @@ type Command struct {
 	// its catching of signals, which must be in place before the command
 	// exists, overlap the sandbox's set-up.
 	BeforeRelease func()
+	// JoinNetns makes bwrap open the proxy's listeners in the network
+	// namespace bwrap makes, even where safeexec could make one itself
+	// (root): a process that starts sandboxes ahead and keeps them warm
+	// (serve) can then, as such a launch is the same from run to run.
+	JoinNetns bool
 }
 
 // Backend turns a Policy and a Command into a confined, started process.

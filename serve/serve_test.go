@@ -848,3 +848,34 @@ func TestWarmSandboxIdle(t *testing.T) {
 		t.Errorf("%d bwrap processes of an idle warm sandbox still alive", n)
 	}
 }
+
+// TestWarmSandboxNetwork: with the network on (as root too), the next
+// command's sandbox is kept warm as well, and the proxy's listeners are
+// opened in it for each command: the command reaches the proxy, which
+// answers for a host it does not allow.
+func TestWarmSandboxNetwork(t *testing.T) {
+	needBwrap(t)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Fatal("curl is needed (.ci/install installs it)")
+	}
+	w := newWorld(t)
+	o := options(w)
+	o.Policy = w.load(configs.Flags{})
+	c := startClient(t, o)
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		id := c.create(map[string]any{"command": "curl", "args": []string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "http://not-allowed.invalid/"}})
+		var out outputJSON
+		c.ok("terminal/wait_for_exit", term(id), nil)
+		c.ok("terminal/output", term(id), &out)
+		c.ok("terminal/release", term(id), nil)
+		if !strings.HasSuffix(out.Output, "403") || !strings.Contains(out.Output, "refused not-allowed.invalid") {
+			t.Errorf("run %d: curl through the proxy printed %q, want the proxy's refusal and its 403", i, out.Output)
+		}
+	}
+	if n := c.srv.warmUsed.Load(); n != 2 {
+		t.Errorf("%d commands ran in a warm sandbox, want 2", n)
+	}
+}

@@ -766,11 +766,21 @@ func (b *bwBuilder) reshow(env, hidden []string, p *Policy) []string {
 
 // bwrapEnv returns env as the command sees it inside the sandbox:
 // $TMPDIR points at the private tmpfs, and agent sockets outside the
-// writable roots are gone.
+// writable roots are gone. A name given twice keeps its last value only,
+// as os/exec does: getenv(3) inside would find the first, safeexec's own
+// lookups (the command's path) the last.
 func bwrapEnv(env []string, roots []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		last[k] = i
+	}
 	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
+	for i, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
+		if last[k] != i {
+			continue
+		}
 		switch k {
 		case "TMPDIR", "TMP", "TEMP", "TEMPDIR":
 			continue

@@ -463,3 +463,19 @@ func TestWarmHostMountWhileBuilt(t *testing.T) {
 		t.Error("the command wrote below a read-only mount of the host")
 	}
 }
+
+// TestEnvOneValuePerName: a name given twice reaches the command once,
+// with its last value, the one safeexec looked the command up with.
+func TestEnvOneValuePerName(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"first", "last"} {
+		os.Mkdir(filepath.Join(dir, d), 0o755)
+		os.WriteFile(filepath.Join(dir, d, "tool"), []byte("#!/bin/sh\necho "+d+" $(env | grep -c ^FOO=) $FOO\n"), 0o755)
+	}
+	env := []string{"PATH=" + filepath.Join(dir, "first") + ":/usr/bin:/bin", "FOO=1",
+		"PATH=" + filepath.Join(dir, "last") + ":/usr/bin:/bin", "FOO=2", "LC_ALL=C"}
+	r := bwRunEnv(t, bwPolicy(t, dir), env, "tool")
+	if r.ExitCode != 0 || r.stdout != "last 1 2\n" {
+		t.Errorf("exit %d, %q (stderr %q)", r.ExitCode, r.stdout, r.stderr)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,8 +77,46 @@ func startServe(t *testing.T, env []string, dir string, args ...string) (*exec.C
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		// As a client leaves: end of input, then serve kills what it
+		// started (its warm sandbox too) and exits.
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		// A sandbox serve was still building when it was killed (a test
+		// that kills it) dies with it, a moment later: before the test's
+		// directory is removed, it is gone (bwrap makes mount points in
+		// the project's temporary directory while it builds).
+		deadline := time.Now().Add(5 * time.Second)
+		for bwrapsIn(dir) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	return cmd, &serveClient{t: t, w: in, r: bufio.NewReader(out)}
+}
+
+// bwrapsIn counts live bwrap processes whose command line names dir.
+func bwrapsIn(dir string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err == nil && strings.HasPrefix(string(b), "bwrap\x00") && strings.Contains(string(b), dir) &&
+			!strings.Contains(string(st), ") Z ") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestServeKilledLeavesNothing: SIGKILL to serve ends every command it

@@ -225,9 +225,7 @@ func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
 	host := make(map[string]string, len(environ))
 	for _, kv := range environ {
 		if k, _, ok := strings.Cut(kv, "="); ok {
-			if _, dup := host[k]; !dup {
-				host[k] = kv
-			}
+			host[k] = kv // the last, as the sandbox keeps it (bwrapEnv)
 		}
 	}
 	var refs []string

@@ -117,16 +117,19 @@ func (s *Server) unreserve() {
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	c := &conn{s: s, w: &writer{w: w}, ctx: ctx, terms: map[string]*terminal{}, fps: map[string]string{}}
+	var handlers sync.WaitGroup
 	defer func() {
+		// The connection's context first: a handler waiting for a
+		// command (terminal/wait_for_exit) returns then, and only then
+		// can every handler be waited for.
 		cancel(safeexec.ErrKilled)
+		handlers.Wait()
 		c.closeAll()
 	}()
 	go c.watchPolicy()
 
 	in := newReader(r)
 	sem := make(chan struct{}, 256) // requests handled at once
-	var handlers sync.WaitGroup
-	defer handlers.Wait()
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	go func() {

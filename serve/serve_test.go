@@ -879,3 +879,31 @@ func TestWarmSandboxNetwork(t *testing.T) {
 		t.Errorf("%d commands ran in a warm sandbox, want 2", n)
 	}
 }
+
+// TestDisconnectWhileWaiting: a client that leaves while it waits for a
+// command (terminal/wait_for_exit pending) still ends the connection: the
+// command is killed and Serve returns.
+func TestDisconnectWhileWaiting(t *testing.T) {
+	needBwrap(t)
+	w := newWorld(t)
+	c := startClient(t, options(w))
+	m := marker()
+	id := c.create(map[string]any{"command": "sleep", "args": []string{m}})
+	waitProcs(t, m, 1)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 999, "method": "terminal/wait_for_exit", "params": term(id)})
+	c.mu.Lock()
+	c.calls["999"] = make(chan rpcReply, 1)
+	c.mu.Unlock()
+	c.in.Write(append(b, '\n'))
+	time.Sleep(200 * time.Millisecond)
+	c.in.Close()
+	select {
+	case err := <-c.done:
+		c.done <- err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Serve has not returned 10s after the client left (sleeps still running: %d)", countProcs(m))
+	}
+	if n := countProcs(m); n > 0 {
+		t.Errorf("%d sleeps outlived the connection", n)
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -183,7 +184,68 @@ func (pre *prestart) settle() {
 		return
 	}
 	opts, _, _ := SplitLaunchArgs(pre.launch.Args)
-	w.err = checkWarmMounts(pid, opts, parseMountinfo(w.mounts))
+	table := parseMountinfo(w.mounts)
+	if w.err = checkWarmMounts(pid, opts, table); w.err != nil {
+		return
+	}
+	w.err = checkCopiedMounts(opts, table, parseMountinfo(host))
+}
+
+// checkCopiedMounts checks that every mount in the sandbox that the
+// launch did not make itself is a copy of a mount the host has now, at
+// the place the launch's bind maps it to, of the same file system and
+// root. bwrap binds recursively: the host's mounts below a source are
+// copied with it, and one the host made while bwrap copied its table and
+// has removed since (a secrets directory bound into the project for a
+// moment) would otherwise stay in the sandbox, with the host's table the
+// same before and after.
+func checkCopiedMounts(opts []string, sandbox, host map[uint64]mountEntry) error {
+	type bind struct{ src, dst string }
+	var binds []bind
+	own := map[string]bool{}
+	var internal []string // --dev and --proc: bwrap fills them itself
+	for i := 0; i < len(opts); i++ {
+		switch opts[i] {
+		case "--bind", "--ro-bind", "--ro-bind-try":
+			binds = append(binds, bind{opts[i+1], opts[i+2]})
+			own[opts[i+2]] = true
+		case "--tmpfs":
+			own[opts[i+1]] = true
+		case "--proc", "--dev":
+			own[opts[i+1]] = true
+			internal = append(internal, opts[i+1])
+		}
+		i += aheadArity[opts[i]]
+	}
+	under := func(p, dir string) bool {
+		return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+	}
+	hostAt := map[string][]mountEntry{}
+	for _, e := range host {
+		hostAt[e.point] = append(hostAt[e.point], e)
+	}
+	for _, e := range sandbox {
+		if own[e.point] || slices.ContainsFunc(internal, func(d string) bool { return under(e.point, d) }) {
+			continue
+		}
+		// The last bind whose destination holds it brought it in.
+		from := ""
+		for _, b := range binds {
+			if under(e.point, b.dst) {
+				rest := strings.TrimPrefix(e.point, b.dst)
+				if b.dst == "/" {
+					rest = e.point
+				}
+				from = path.Join(b.src, rest)
+			}
+		}
+		if from == "" || !slices.ContainsFunc(hostAt[from], func(h mountEntry) bool {
+			return h.dev == e.dev && h.root == e.root && h.fstype == e.fstype
+		}) {
+			return fmt.Errorf("warm sandbox: %s is mounted in it and no longer on the host", e.point)
+		}
+	}
+	return nil
 }
 
 // blockedOnBlockFD reports whether the sandbox's first process is in
@@ -330,8 +392,8 @@ func warmData(argv, env []string) ([]byte, error) {
 
 // mountEntry is one line of a mountinfo file.
 type mountEntry struct {
-	point, root, fstype string
-	readOnly            bool
+	point, root, fstype, dev string
+	readOnly                 bool
 }
 
 // parseMountinfo reads a mountinfo file, by mount ID.
@@ -347,7 +409,7 @@ func parseMountinfo(b []byte) map[uint64]mountEntry {
 		if err != nil {
 			continue
 		}
-		m[id] = mountEntry{point: unescapeMount(f[4]), root: unescapeMount(f[3]), fstype: f[sep+1],
+		m[id] = mountEntry{point: unescapeMount(f[4]), root: unescapeMount(f[3]), fstype: f[sep+1], dev: f[2],
 			readOnly: slices.Contains(strings.Split(f[5], ","), "ro")}
 	}
 	return m

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -477,5 +479,45 @@ func TestEnvOneValuePerName(t *testing.T) {
 	r := bwRunEnv(t, bwPolicy(t, dir), env, "tool")
 	if r.ExitCode != 0 || r.stdout != "last 1 2\n" {
 		t.Errorf("exit %d, %q (stderr %q)", r.ExitCode, r.stdout, r.stderr)
+	}
+}
+
+// TestWarmCopiedMountGoneFromHost: a host mount copied into a warm
+// sandbox (bwrap binds recursively) that the host no longer has makes the
+// sandbox unusable, even where the host's mount table reads the same
+// before and after (a mount made while bwrap copied it, removed since).
+// Checked on the tables of a real sandbox.
+func TestWarmCopiedMountGoneFromHost(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting on the host needs root")
+	}
+	dir, secret := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(secret, "s"), []byte("SECRET\n"), 0o600)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	if err := unix.Mount(secret, sub, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	mounted := true
+	t.Cleanup(func() {
+		if mounted {
+			unix.Unmount(sub, unix.MNT_DETACH)
+		}
+	})
+	a := startWarm(t, dir, io.Discard)
+	w := a.pre.warm
+	opts, _, _ := SplitLaunchArgs(a.pre.launch.Args)
+	table := parseMountinfo(w.mounts)
+	if !slices.ContainsFunc(slices.Collect(maps.Values(table)), func(e mountEntry) bool { return e.point == sub }) {
+		t.Fatalf("the host's mount on %s is not in the sandbox", sub)
+	}
+	if err := checkCopiedMounts(opts, table, parseMountinfo(w.hostMounts)); err != nil {
+		t.Fatalf("with the host as it was: %v", err)
+	}
+	unix.Unmount(sub, unix.MNT_DETACH)
+	mounted = false
+	now, _ := os.ReadFile("/proc/self/mountinfo")
+	if err := checkCopiedMounts(opts, table, parseMountinfo(now)); err == nil {
+		t.Error("a mount the host removed still counts as a copy of the host's")
 	}
 }

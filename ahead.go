@@ -65,6 +65,8 @@ type Ahead struct {
 	// (sb, nested set).
 	ready chan struct{}
 	saved chan struct{}
+	// warm: a warm sandbox (StartWarm), whose command is not the run's.
+	warm bool
 }
 
 // AheadSpec says which run is starting: its kind is the working
@@ -164,7 +166,7 @@ func StartWarm(spec AheadSpec) *Ahead {
 	if runtime.GOOS != "linux" || spec.Memory == nil {
 		return nil
 	}
-	a := &Ahead{file: aheadFile(spec), memory: spec.Memory, tail: sandbox.WarmCommand(), ready: make(chan struct{})}
+	a := &Ahead{file: aheadFile(spec), memory: spec.Memory, tail: sandbox.WarmCommand(), ready: make(chan struct{}), warm: true}
 	defer close(a.ready)
 	if l, err := a.load(spec.Environ); err == nil {
 		a.sb = sandbox.StartWarm(l, spec.Stdout, spec.Stderr)
@@ -244,6 +246,13 @@ func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
 	// sandbox's environment on the word of an earlier run.
 	if _, stripped := (envfilter.Filter{}).Apply(refs); len(stripped) > 0 {
 		return nil, errors.New("ahead: a credential in the environment")
+	}
+	if a.warm {
+		// The whole command, head included (a script's shell and -c),
+		// is handed to the warm sandbox's program when it is used; a
+		// head that is not the command's (the network bridge) then makes
+		// the launches differ, and the warm sandbox goes unused.
+		head = nil
 	}
 	args, err := sandbox.JoinLaunchArgs(opts, slices.Concat(head, a.tail))
 	if err != nil {

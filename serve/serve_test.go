@@ -249,6 +249,18 @@ func (c *client) create(params map[string]any) string {
 
 func term(id string) map[string]any { return map[string]any{"sessionId": "sess_1", "terminalId": id} }
 
+// run creates a terminal with params, waits for it, reads its output and
+// releases it: what a client does per command.
+func (c *client) run(params map[string]any) outputJSON {
+	c.t.Helper()
+	id := c.create(params)
+	var out outputJSON
+	c.ok("terminal/wait_for_exit", term(id), nil)
+	c.ok("terminal/output", term(id), &out)
+	c.ok("terminal/release", term(id), nil)
+	return out
+}
+
 type exitJSON struct {
 	ExitCode *int    `json:"exitCode"`
 	Signal   *string `json:"signal"`
@@ -725,14 +737,7 @@ func TestSandboxStartedAhead(t *testing.T) {
 	needBwrap(t)
 	w := newWorld(t)
 	c := startClient(t, options(w))
-	run := func(args ...string) outputJSON {
-		id := c.create(map[string]any{"command": "sh", "args": args})
-		var out outputJSON
-		c.ok("terminal/wait_for_exit", term(id), nil)
-		c.ok("terminal/output", term(id), &out)
-		c.ok("terminal/release", term(id), nil)
-		return out
-	}
+	run := func(args ...string) outputJSON { return c.run(map[string]any{"command": "sh", "args": args}) }
 	for i := range 3 {
 		want := fmt.Sprintf("run %d\n", i)
 		if out := run("-c", fmt.Sprintf("echo run %d; echo $0 >/dev/null", i)); out.Output != want {
@@ -769,27 +774,48 @@ func TestWarmSandbox(t *testing.T) {
 	needBwrap(t)
 	w := newWorld(t)
 	c := startClient(t, options(w))
-	run := func(args ...string) outputJSON {
-		t.Helper()
-		id := c.create(map[string]any{"command": "printf", "args": args})
-		var out outputJSON
-		c.ok("terminal/wait_for_exit", term(id), nil)
-		c.ok("terminal/output", term(id), &out)
-		c.ok("terminal/release", term(id), nil)
-		return out
+	printf := func(args ...string) map[string]any { return map[string]any{"command": "printf", "args": args} }
+	// A program made in the project after the sandbox was built, in a
+	// directory with a space, run by a relative path.
+	tool := filepath.Join(w.work, "my tools", "tool")
+	runs := []struct {
+		params map[string]any
+		before func()
+		want   string
+	}{
+		{printf("first"), nil, "first"},
+		{printf(`[%s]`, "a b", "it's", "$HOME"), nil, "[a b][it's][$HOME]"},
+		{printf(`%s|`, "x\ny", ""), nil, "x\ny||"},
+		{map[string]any{"command": "./my tools/tool", "args": []string{"arg one"}}, func() {
+			os.MkdirAll(filepath.Dir(tool), 0o755)
+			os.WriteFile(tool, []byte("#!/bin/sh\necho \"tool got $1\"\n"), 0o755)
+		}, "tool got arg one\n"},
 	}
-	runs := [][]string{{"first"}, {`[%s]`, "a b", "it's", "$HOME"}, {`%s|`, "x\ny", ""}}
-	wants := []string{"first", "[a b][it's][$HOME]", "x\ny||"}
-	for i, args := range runs {
+	for i, r := range runs {
 		if i > 0 {
 			time.Sleep(200 * time.Millisecond) // the client thinks; the sandbox is built
 		}
-		if out := run(args...); out.Output != wants[i] {
-			t.Errorf("run %d: output %q, want %q", i, out.Output, wants[i])
+		if r.before != nil {
+			r.before()
+		}
+		if out := c.run(r.params); out.Output != r.want {
+			t.Errorf("run %d: output %q, want %q", i, out.Output, r.want)
 		}
 	}
-	if n := c.srv.warmUsed.Load(); n != 2 {
-		t.Errorf("%d commands ran in a warm sandbox, want 2", n)
+	if n, want := c.srv.warmUsed.Load(), int64(len(runs)-1); n != want {
+		t.Errorf("%d commands ran in a warm sandbox, want %d", n, want)
+	}
+	// A script is another kind of command: its own warm sandbox, after
+	// the first script.
+	before := c.srv.warmUsed.Load()
+	for i := range 2 {
+		time.Sleep(200 * time.Millisecond)
+		if out := c.run(map[string]any{"command": "echo script $0 | tr a-z A-Z"}); !strings.HasPrefix(out.Output, "SCRIPT ") {
+			t.Errorf("script %d: output %q", i, out.Output)
+		}
+	}
+	if n := c.srv.warmUsed.Load() - before; n != 1 {
+		t.Errorf("%d of 2 scripts ran in a warm sandbox, want 1 (the second)", n)
 	}
 	refusedNeverRuns(t, c, w, "a warm sandbox")
 	if countBwraps(w.work) == 0 {
@@ -866,11 +892,7 @@ func TestWarmSandboxNetwork(t *testing.T) {
 		if i > 0 {
 			time.Sleep(200 * time.Millisecond)
 		}
-		id := c.create(map[string]any{"command": "curl", "args": []string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "http://not-allowed.invalid/"}})
-		var out outputJSON
-		c.ok("terminal/wait_for_exit", term(id), nil)
-		c.ok("terminal/output", term(id), &out)
-		c.ok("terminal/release", term(id), nil)
+		out := c.run(map[string]any{"command": "curl", "args": []string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "http://not-allowed.invalid/"}})
 		if !strings.HasSuffix(out.Output, "403") || !strings.Contains(out.Output, "refused not-allowed.invalid") {
 			t.Errorf("run %d: curl through the proxy printed %q, want the proxy's refusal and its 403", i, out.Output)
 		}

@@ -23,32 +23,19 @@ package safeexec
 // placeholder and made by the run that starts ahead.
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/safeexec/safeexec/envfilter"
 	"github.com/safeexec/safeexec/internal/atomicfile"
+	"github.com/safeexec/safeexec/internal/prelaunch"
 	"github.com/safeexec/safeexec/sandbox"
 )
-
-// aheadMagic starts a remembered launch (version 1).
-const aheadMagic = "safeexec-ahead-1\n"
-
-// aheadNested stands for the nested channel's directory.
-const aheadNested = "\x01nested\x01"
-
-// aheadMaxFile bounds a remembered launch.
-const aheadMaxFile = 1 << 20
 
 // Ahead is a run's sandbox started ahead (or the place to remember this
 // run's launch for the next one). The zero value and nil do nothing.
@@ -142,6 +129,18 @@ func StartAhead(spec AheadSpec) *Ahead {
 		return nil
 	}
 	a := &Ahead{file: aheadFile(spec), memory: spec.Memory, tail: spec.Tail, ready: make(chan struct{})}
+	if spec.Memory == nil {
+		// The sandbox may have been started already, while the packages
+		// were initialised (cmd/safeexec's early package): the same run's
+		// if it was started for the same file, command, environment and
+		// stdio.
+		es := prelaunch.EarlySpec{File: a.file, Tail: spec.Tail, Environ: spec.Environ}
+		if e := prelaunch.TakeEarly(es, spec.Stdin, spec.Stdout, spec.Stderr); e != nil {
+			a.sb, a.nested = adoptEarly(e, spec)
+			close(a.ready)
+			return a
+		}
+	}
 	start := func() {
 		defer close(a.ready)
 		if l, err := a.load(spec.Environ); err == nil {
@@ -196,16 +195,7 @@ func (a *Ahead) Used() bool {
 
 // aheadFile names the memory of spec's kind of run.
 func aheadFile(spec AheadSpec) string {
-	h := sha256.New()
-	kind := "argv"
-	if spec.Script {
-		kind = "script"
-	}
-	h.Write([]byte(strconv.Itoa(os.Geteuid()) + "\x00" + spec.Cwd + "\x00" + kind + "\x00"))
-	for _, f := range spec.Flags {
-		h.Write([]byte(f + "\x00"))
-	}
-	return filepath.Join(spec.StateDir, "ahead", hex.EncodeToString(h.Sum(nil)[:16]))
+	return prelaunch.FileName(spec.StateDir, os.Geteuid(), spec.Cwd, spec.Script, spec.Flags)
 }
 
 // load reads the remembered launch and makes it this run's: the command,
@@ -217,123 +207,15 @@ func (a *Ahead) load(environ []string) (*sandbox.Launch, error) {
 		if b = a.memory.get(a.file); b == nil {
 			return nil, errors.New("ahead: nothing remembered")
 		}
-	} else if b, err = readAheadFile(a.file); err != nil {
+	} else if b, err = prelaunch.Read(a.file); err != nil {
 		return nil, err
 	}
-	path, opts, head, env, err := decodeAhead(b)
+	l, nested, err := prelaunch.Resolve(b, environ, a.tail, a.warm, prelaunch.MakeNested)
 	if err != nil {
 		return nil, err
 	}
-	host := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		if k, _, ok := strings.Cut(kv, "="); ok {
-			host[k] = kv // the last, as the sandbox keeps it (bwrapEnv)
-		}
-	}
-	var refs []string
-	for i, e := range env {
-		if name, ok := strings.CutPrefix(e, "="); ok {
-			kv, found := host[name]
-			if !found {
-				return nil, errors.New("ahead: a variable is gone")
-			}
-			env[i] = kv
-			refs = append(refs, kv)
-		}
-	}
-	// The policy is not read yet: a value shaped like a credential, which
-	// every policy strips unless told to keep it, is not put in the early
-	// sandbox's environment on the word of an earlier run.
-	if _, stripped := (envfilter.Filter{}).Apply(refs); len(stripped) > 0 {
-		return nil, errors.New("ahead: a credential in the environment")
-	}
-	if a.warm {
-		// The whole command, head included (a script's shell and -c),
-		// is handed to the warm sandbox's program when it is used; a
-		// head that is not the command's (the network bridge) then makes
-		// the launches differ, and the warm sandbox goes unused.
-		head = nil
-	}
-	args, err := sandbox.JoinLaunchArgs(opts, slices.Concat(head, a.tail))
-	if err != nil {
-		return nil, err
-	}
-	if slicesContain(args, aheadNested) || slicesContain(env, aheadNested) {
-		dir, err := os.MkdirTemp(runtimeDir(), "safeexec-nested-")
-		if err != nil {
-			return nil, err
-		}
-		a.nested = dir
-		for _, list := range [][]string{args, env} {
-			for i, s := range list {
-				list[i] = strings.ReplaceAll(s, aheadNested, dir)
-			}
-		}
-	}
-	return &sandbox.Launch{Path: path, Args: args, Env: env}, nil
-}
-
-func slicesContain(list []string, sub string) bool {
-	for _, s := range list {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
-}
-
-// encodeAhead writes a launch: magic, checksum of the rest, then bwrap's
-// path and three counted lists (options, the command's head, environment),
-// every string NUL-terminated.
-func encodeAhead(path string, opts, head, env []string) []byte {
-	var body bytes.Buffer
-	put := func(s string) { body.WriteString(s); body.WriteByte(0) }
-	put(path)
-	for _, list := range [][]string{opts, head, env} {
-		put(strconv.Itoa(len(list)))
-		for _, s := range list {
-			put(s)
-		}
-	}
-	sum := sha256.Sum256(body.Bytes())
-	out := make([]byte, 0, len(aheadMagic)+65+body.Len())
-	out = append(out, aheadMagic...)
-	out = append(out, hex.EncodeToString(sum[:])...)
-	out = append(out, '\n')
-	return append(out, body.Bytes()...)
-}
-
-func decodeAhead(b []byte) (path string, opts, head, env []string, err error) {
-	bad := errors.New("ahead: damaged")
-	rest, ok := bytes.CutPrefix(b, []byte(aheadMagic))
-	if !ok || len(rest) < 65 || rest[64] != '\n' {
-		return "", nil, nil, nil, bad
-	}
-	sum := sha256.Sum256(rest[65:])
-	if hex.EncodeToString(sum[:]) != string(rest[:64]) {
-		return "", nil, nil, nil, bad
-	}
-	fields := strings.Split(string(rest[65:]), "\x00")
-	if len(fields) < 2 || fields[len(fields)-1] != "" {
-		return "", nil, nil, nil, bad
-	}
-	fields = fields[:len(fields)-1]
-	path, fields = fields[0], fields[1:]
-	var lists [3][]string
-	for i := range lists {
-		if len(fields) == 0 {
-			return "", nil, nil, nil, bad
-		}
-		n, err := strconv.Atoi(fields[0])
-		if err != nil || n < 0 || n > len(fields)-1 {
-			return "", nil, nil, nil, bad
-		}
-		lists[i], fields = fields[1:1+n], fields[1+n:]
-	}
-	if len(fields) != 0 {
-		return "", nil, nil, nil, bad
-	}
-	return path, lists[0], lists[1], lists[2], nil
+	a.nested = nested
+	return l, nil
 }
 
 // sandboxAhead is what the sandbox backend gets (nil: nothing).
@@ -397,7 +279,7 @@ func (a *Ahead) remember(environ []string, nested string) {
 // encode turns a launch into what is remembered, or nil when it cannot be
 // (its command does not end with the run's, options not allowed ahead).
 func (a *Ahead) encode(l *sandbox.Launch, environ []string, nested string) []byte {
-	opts, command, ok := sandbox.SplitLaunchArgs(l.Args)
+	opts, command, ok := prelaunch.SplitLaunchArgs(l.Args)
 	if !ok || len(command) < len(a.tail) {
 		return nil
 	}
@@ -424,15 +306,15 @@ func (a *Ahead) encode(l *sandbox.Launch, environ []string, nested string) []byt
 	head = append([]string(nil), head...)
 	for _, list := range [][]string{opts, head, env} {
 		for i, s := range list {
-			if strings.Contains(s, "\x00") || strings.Contains(s, aheadNested) {
+			if strings.Contains(s, "\x00") || strings.Contains(s, prelaunch.Nested) {
 				return nil
 			}
 			if nested != "" {
-				list[i] = strings.ReplaceAll(s, nested, aheadNested)
+				list[i] = strings.ReplaceAll(s, nested, prelaunch.Nested)
 			}
 		}
 	}
-	return encodeAhead(l.Path, opts, head, env)
+	return prelaunch.Encode(l.Path, opts, head, env)
 }
 
 // writeAheadFile replaces name with b, readable and writable by the user

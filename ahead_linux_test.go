@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/safeexec/safeexec/configs"
+	"github.com/safeexec/safeexec/internal/prelaunch"
 	"github.com/safeexec/safeexec/sandbox"
 )
 
@@ -140,41 +141,25 @@ func TestAheadThroughThePipeline(t *testing.T) {
 	if res.ExitCode != 0 || a.sb.Hit {
 		t.Fatalf("after damage: exit %d, hit %v", res.ExitCode, a.sb.Hit)
 	}
-	if b, _ := os.ReadFile(files[0]); !bytes.HasPrefix(b, []byte(aheadMagic)) {
+	if b, _ := os.ReadFile(files[0]); !decodes(b) {
 		t.Errorf("not remembered anew: %q", b)
 	}
 	// One others may write is not used either.
 	if err := os.Chmod(files[0], 0o622); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readAheadFile(files[0]); err == nil {
+	if _, err := prelaunch.Read(files[0]); err == nil {
 		t.Error("a memory others may write was read")
 	}
 }
 
+func decodes(b []byte) bool {
+	_, _, _, _, err := prelaunch.Decode(b)
+	return err == nil
+}
+
 func TestAheadEncoding(t *testing.T) {
 	opts := []string{"--die-with-parent", "--ro-bind", "/", "/", "--chdir", "/p"}
-	head := []string{"/bin/bash", "-c"}
-	env := []string{"=HOME", "TMPDIR=/tmp", "SAFEEXEC_NESTED=" + aheadNested + "/outer.sock"}
-	b := encodeAhead("/usr/bin/bwrap", opts, head, env)
-	path, o, h, e, err := decodeAhead(b)
-	if err != nil || path != "/usr/bin/bwrap" || !slices.Equal(o, opts) || !slices.Equal(h, head) || !slices.Equal(e, env) {
-		t.Fatalf("round trip: %q %q %q %q %v", path, o, h, e, err)
-	}
-	for i := range b {
-		if i < len(aheadMagic) {
-			continue
-		}
-		c := bytes.Clone(b)
-		c[i] ^= 0x20
-		if _, _, _, _, err := decodeAhead(c); err == nil {
-			t.Fatalf("a change at byte %d went unnoticed", i)
-		}
-	}
-	if _, _, _, _, err := decodeAhead(b[:len(b)-1]); err == nil {
-		t.Fatal("a truncated memory was read")
-	}
-
 	// What is remembered of a launch: variables passed on unchanged by
 	// name, the nested directory as a placeholder, never the command.
 	a := &Ahead{tail: []string{"sh", "-c", "echo secret-arg"}}
@@ -190,9 +175,9 @@ func TestAheadEncoding(t *testing.T) {
 			t.Errorf("remembered %q", leak)
 		}
 	}
-	_, o, h, e, err = decodeAhead(enc)
-	if err != nil || len(h) != 0 || !slices.Equal(e, []string{"=TOKEN", "SAFEEXEC_NESTED=" + aheadNested + "/outer.sock", "TMPDIR=/tmp"}) ||
-		!slices.Contains(o, aheadNested) {
+	_, o, h, e, err := prelaunch.Decode(enc)
+	if err != nil || len(h) != 0 || !slices.Equal(e, []string{"=TOKEN", "SAFEEXEC_NESTED=" + prelaunch.Nested + "/outer.sock", "TMPDIR=/tmp"}) ||
+		!slices.Contains(o, prelaunch.Nested) {
 		t.Fatalf("decoded: %q %q %q %v", o, h, e, err)
 	}
 	// A launch whose command is not the run's own is not remembered.
@@ -200,7 +185,64 @@ func TestAheadEncoding(t *testing.T) {
 	if a.encode(l, nil, "") != nil {
 		t.Error("a launch for another command was remembered")
 	}
-	if !strings.HasPrefix(string(b), aheadMagic) {
-		t.Error("magic")
+}
+
+// A sandbox started while the packages were initialised (prelaunch,
+// cmd/safeexec's early package) is the run's sandbox ahead when it was
+// started for the same run; one started from a launch that is not the
+// run's never runs the command.
+func TestAheadStartedEarly(t *testing.T) {
+	project, environ := aheadEnv(t)
+	marker := filepath.Join(project, "marker")
+	script := `echo "$AHEAD_TEST_VALUE" > ` + marker
+	argv := []string{"/bin/sh", "-c", script}
+	if res, _ := aheadRun(t, project, environ, argv...); res.ExitCode != 0 {
+		t.Fatalf("first run: exit %d", res.ExitCode)
+	}
+	spec := AheadSpec{StateDir: filepath.Join(os.Getenv("XDG_STATE_HOME"), "safeexec"), Cwd: project,
+		Flags: []string{"--no-network"}, Tail: argv, Environ: environ}
+	early := prelaunch.EarlySpec{File: aheadFile(spec), Tail: argv, Environ: environ}
+
+	prelaunch.StartEarly(early)
+	os.Remove(marker)
+	res, a := aheadRun(t, project, environ, argv...)
+	if res.ExitCode != 0 || !a.sb.Hit {
+		t.Fatalf("started early: exit %d, hit %v", res.ExitCode, a.sb.Hit)
+	}
+	if got, _ := os.ReadFile(marker); string(got) != "value-of-the-user-7a1c\n" {
+		t.Errorf("command's view: %q", got)
+	}
+	if prelaunch.TakeEarly(early, os.Stdin, os.Stdout, os.Stderr) != nil {
+		t.Fatal("the early sandbox was left for another run")
+	}
+
+	// The memory changed (by whoever could write it) so that the early
+	// sandbox differs from the run's: the run does not use it, and the
+	// command sees the run's own environment.
+	b, err := os.ReadFile(early.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, opts, head, env, err := prelaunch.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(env, "=AHEAD_TEST_VALUE")
+	if i < 0 {
+		t.Fatalf("the variable is not remembered by name: %q", env)
+	}
+	env[i] = "AHEAD_TEST_VALUE=planted"
+	if err := os.WriteFile(early.File, prelaunch.Encode(path, opts, head, env), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prelaunch.StartEarly(early)
+	os.Remove(marker)
+	res, a = aheadRun(t, project, environ, argv...)
+	if res.ExitCode != 0 || a.sb.Hit {
+		t.Fatalf("planted: exit %d, hit %v", res.ExitCode, a.sb.Hit)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got, _ := os.ReadFile(marker); string(got) != "value-of-the-user-7a1c\n" {
+		t.Errorf("command's view: %q", got)
 	}
 }

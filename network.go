@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/safeexec/safeexec/internal/prelaunch"
 	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/sandbox"
 )
@@ -154,14 +155,7 @@ func listenInside(prx *netallow.Proxy, fwd []netallow.Forward, listen sandbox.Li
 // runtimeDir is where private per-run directories go: $XDG_RUNTIME_DIR
 // when it is set (a per-user 0700 directory), else the temporary directory
 // (MkdirTemp creates 0700 directories there).
-func runtimeDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-	}
-	return os.TempDir()
-}
+func runtimeDir() string { return prelaunch.RuntimeDir() }
 
 // bridgeName is the separate bridge binary, looked for next to safeexec.
 const bridgeName = "safeexec-bridge"

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/safeexec/safeexec/internal/prelaunch"
 )
 
 // prestart is a bwrap started ahead (see Ahead).
@@ -17,7 +19,7 @@ type prestart struct {
 	launch   Launch
 	filter   []byte
 	stdio    Command // the command's stdin, stdout and stderr
-	child    *forkedChild
+	child    *prelaunch.Child
 	statusR  *os.File
 	seccompW *os.File
 	blockW   *os.File
@@ -31,12 +33,13 @@ var aheadFDs = bwrapFDs{Status: 3, Seccomp: 4, Block: 5}
 // StartAhead starts bwrap as l says, with stdin, stdout and stderr as
 // the command's (what is not a file goes through a pipe, copied once the
 // sandbox is used), blocked before the command (see Ahead); it returns
-// once bwrap is started, not built. l must come from JoinLaunchArgs.
-// Every source mounted and every destination must exist: a launch that
-// bwrap would refuse is not tried (its message would reach the command's
-// stderr), nor one that would make a file on the host.
+// once bwrap is started, not built. l must come from
+// prelaunch.JoinLaunchArgs. Every source mounted and every destination
+// must exist: a launch that bwrap would refuse is not tried (its message
+// would reach the command's stderr), nor one that would make a file on the
+// host.
 func StartAhead(l *Launch, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
-	if _, _, ok := SplitLaunchArgs(l.Args); !ok || !launchPathsExist(l.Args) {
+	if _, _, ok := prelaunch.SplitLaunchArgs(l.Args); !ok || !prelaunch.PathsExist(l.Args) {
 		return &Ahead{}
 	}
 	pre := &prestart{done: make(chan struct{}), launch: *l,
@@ -46,73 +49,39 @@ func StartAhead(l *Launch, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
 	return &Ahead{pre: pre}
 }
 
-// launchPathsExist reports whether every bind's source, every mount's
-// destination and the working directory are there. bwrap makes a missing
-// destination, and one below a writable bind is made on the host: a
-// sandbox started ahead from an older launch (a masked file since
-// removed) would leave it there even when it is killed unused.
-func launchPathsExist(args []string) bool {
-	var st unix.Stat_t
-	exists := func(p string) bool { return unix.Lstat(p, &st) == nil }
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "--bind", "--ro-bind":
-			if unix.Stat(args[i+1], &st) != nil || !exists(args[i+2]) {
-				return false
-			}
-			i += 2
-		case "--ro-bind-try":
-			if unix.Stat(args[i+1], &st) == nil && !exists(args[i+2]) {
-				return false
-			}
-			i += 2
-		case "--tmpfs", "--proc", "--dev":
-			if !exists(args[i+1]) {
-				return false
-			}
-			i++
-		case "--chdir":
-			if unix.Stat(args[i+1], &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				return false
-			}
-			i++
-		default:
-			i += aheadArity[args[i]]
-		}
+// AdoptAhead is StartAhead for a bwrap started already, by
+// prelaunch.StartEarly (whose checks it passed) with stdin, stdout and
+// stderr: the Ahead owns it from now on.
+func AdoptAhead(h *prelaunch.Held, stdin io.Reader, stdout, stderr io.Writer) *Ahead {
+	pre := &prestart{done: make(chan struct{}), launch: h.Launch,
+		stdio: Command{Stdin: stdin, Stdout: stdout, Stderr: stderr}}
+	pre.filter, pre.err = seccompBytes()
+	if pre.err != nil {
+		h.Kill()
+		h.Child.Reap()
+	} else {
+		pre.setHeld(h)
 	}
-	return true
+	close(pre.done)
+	return &Ahead{pre: pre}
 }
 
 func (pre *prestart) start(extra ...*os.File) error {
-	markInheritedCloexec()
 	filter, err := seccompBytes()
 	if err != nil {
 		return err
 	}
 	pre.filter = filter
-	statusR, statusW, err := os.Pipe()
+	h, err := prelaunch.StartHeld(&pre.launch, pre.stdio.Stdin, pre.stdio.Stdout, pre.stdio.Stderr, extra...)
 	if err != nil {
 		return err
 	}
-	seccompR, seccompW, err := os.Pipe()
-	if err != nil {
-		closeAll(statusR, statusW)
-		return err
-	}
-	blockR, blockW, err := os.Pipe()
-	if err != nil {
-		closeAll(statusR, statusW, seccompR, seccompW)
-		return err
-	}
-	child, err := forkExecHeld(pre.launch.Path, append([]string{"bwrap"}, pre.launch.Args...), pre.launch.Env, &pre.stdio,
-		append([]*os.File{statusW, seccompR, blockR}, extra...))
-	closeAll(statusW, seccompR, blockR)
-	if err != nil {
-		closeAll(statusR, seccompW, blockW)
-		return err
-	}
-	pre.child, pre.statusR, pre.seccompW, pre.blockW = child, statusR, seccompW, blockW
+	pre.setHeld(h)
 	return nil
+}
+
+func (pre *prestart) setHeld(h *prelaunch.Held) {
+	pre.child, pre.statusR, pre.seccompW, pre.blockW = h.Child, h.StatusR, h.SeccompW, h.BlockW
 }
 
 // matches reports whether the early bwrap is the one Start would start
@@ -122,14 +91,8 @@ func (pre *prestart) matches(path string, args, env []string, filter []byte, c *
 	<-pre.done
 	return pre.err == nil && fds == aheadFDs && !c.Terminal && pre.launch.Path == path &&
 		slices.Equal(pre.launch.Args, args) && slices.Equal(pre.launch.Env, env) &&
-		bytes.Equal(pre.filter, filter) && sameReader(c.Stdin, pre.stdio.Stdin) &&
-		sameWriter(c.Stdout, pre.stdio.Stdout) && sameWriter(c.Stderr, pre.stdio.Stderr)
-}
-
-// sameReader is sameWriter for readers.
-func sameReader(a, b io.Reader) (same bool) {
-	defer func() { recover() }()
-	return a == b
+		bytes.Equal(pre.filter, filter) && prelaunch.SameReader(c.Stdin, pre.stdio.Stdin) &&
+		prelaunch.SameWriter(c.Stdout, pre.stdio.Stdout) && prelaunch.SameWriter(c.Stderr, pre.stdio.Stderr)
 }
 
 // cancel kills the early bwrap, which has not run the command (see
@@ -142,15 +105,15 @@ func (pre *prestart) cancel() {
 	}
 	// Not reaped yet: the group cannot be another's meanwhile. Reaped
 	// before this returns: nothing of it outlives the run.
-	unix.Kill(-pre.child.pid, unix.SIGKILL)
+	unix.Kill(-pre.child.Pid, unix.SIGKILL)
 	closeAll(pre.statusR, pre.seccompW, pre.blockW)
-	pre.child.discard()
+	pre.child.Discard()
 	if pre.warm != nil {
 		close(pre.warm.stop)
 		<-pre.warm.settled
 		pre.warm.argvW.Close()
 	}
-	pre.child.reap()
+	pre.child.Reap()
 }
 
 // releaseSandbox lets a sandbox bwrap built go on to start the command:

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/safeexec/safeexec/internal/prelaunch"
 )
 
 // The test binary doubles as a run that starts a sandbox ahead and then
@@ -55,7 +57,7 @@ func aheadTestParent(file, how string) int {
 		fmt.Println("error", err)
 		return 1
 	}
-	fmt.Println("started", pre.child.pid)
+	fmt.Println("started", pre.child.Pid)
 	switch how {
 	case "wait":
 		select {}
@@ -83,11 +85,11 @@ func aheadLaunch(t *testing.T, dir string, argv ...string) *Launch {
 	if a.Hit || a.Launch == nil {
 		t.Fatalf("a start with nothing ahead reported hit %v, launch %v", a.Hit, a.Launch)
 	}
-	opts, command, ok := SplitLaunchArgs(a.Launch.Args)
+	opts, command, ok := prelaunch.SplitLaunchArgs(a.Launch.Args)
 	if !ok || !slices.Equal(command, []string{"/bin/true"}) {
 		t.Fatalf("launch not reusable: %q", a.Launch.Args)
 	}
-	args, err := JoinLaunchArgs(opts, argv)
+	args, err := prelaunch.JoinLaunchArgs(opts, argv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestAheadCancelNeverRuns(t *testing.T) {
 	if a.pre.err != nil {
 		t.Fatal(a.pre.err)
 	}
-	pid := a.pre.child.pid
+	pid := a.pre.child.Pid
 	time.Sleep(200 * time.Millisecond) // bwrap is waiting on the block by now
 	a.Cancel()
 	a.Cancel()
@@ -368,11 +370,11 @@ func TestAheadParentDiesNeverRuns(t *testing.T) {
 // before the command are started ahead, or remembered.
 func TestAheadLaunchShape(t *testing.T) {
 	good := []string{"--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/", "--chdir", "/"}
-	args, err := JoinLaunchArgs(good, []string{"true"})
+	args, err := prelaunch.JoinLaunchArgs(good, []string{"true"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, c, ok := SplitLaunchArgs(args); !ok || !slices.Equal(o, good) || !slices.Equal(c, []string{"true"}) {
+	if o, c, ok := prelaunch.SplitLaunchArgs(args); !ok || !slices.Equal(o, good) || !slices.Equal(c, []string{"true"}) {
 		t.Fatalf("round trip: %q %q %v", o, c, ok)
 	}
 	for _, opts := range [][]string{
@@ -383,7 +385,7 @@ func TestAheadLaunchShape(t *testing.T) {
 		{"--die-with-parent", "--block-fd", "9"},
 		{"--die-with-parent", "--setenv"}, // would take our suffix as its values
 	} {
-		if _, err := JoinLaunchArgs(opts, []string{"true"}); err == nil {
+		if _, err := prelaunch.JoinLaunchArgs(opts, []string{"true"}); err == nil {
 			t.Errorf("options %q accepted", opts)
 		}
 	}
@@ -392,7 +394,7 @@ func TestAheadLaunchShape(t *testing.T) {
 		{"--die-with-parent", "--json-status-fd", "3", "--seccomp", "4", "--", "true"},
 		{"--die-with-parent", "--json-status-fd", "3", "--block-fd", "5", "--seccomp", "4", "--"},
 	} {
-		if _, _, ok := SplitLaunchArgs(args); ok {
+		if _, _, ok := prelaunch.SplitLaunchArgs(args); ok {
 			t.Errorf("launch %q accepted", args)
 		}
 	}
@@ -420,12 +422,12 @@ func TestAheadLaunchShape(t *testing.T) {
 func TestAheadMissingDestination(t *testing.T) {
 	dir := t.TempDir()
 	l := aheadLaunch(t, dir, "/bin/true")
-	opts, command, ok := SplitLaunchArgs(l.Args)
+	opts, command, ok := prelaunch.SplitLaunchArgs(l.Args)
 	if !ok {
 		t.Fatal("launch not reusable")
 	}
 	gone := filepath.Join(dir, "gone.env")
-	args, err := JoinLaunchArgs(append(slices.Clone(opts), "--ro-bind", "/dev/null", gone), command)
+	args, err := prelaunch.JoinLaunchArgs(append(slices.Clone(opts), "--ro-bind", "/dev/null", gone), command)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +450,7 @@ func TestAheadMissingDestination(t *testing.T) {
 	if a.pre == nil {
 		t.Fatal("nothing started ahead with every path there")
 	}
-	pid := a.pre.child.pid
+	pid := a.pre.child.Pid
 	a.Cancel()
 	aheadGroupGone(t, pid)
 }

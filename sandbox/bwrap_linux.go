@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/safeexec/safeexec/internal/prelaunch"
 )
 
 func init() {
@@ -401,14 +403,14 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 		return nil, err
 	}
 	var (
-		child                            *forkedChild
+		child                            *prelaunch.Child
 		statusR, syncR, seccompW, blockW *os.File
 		release                          = func() {}
 	)
 	if pre != nil {
 		child, statusR, seccompW, blockW = pre.child, pre.statusR, pre.seccompW, pre.blockW
 		parentEnds = append(parentEnds, statusR, seccompW, blockW)
-		child.begin()
+		child.Begin()
 	} else {
 		pipe := func(what string) (r, w *os.File, err error) {
 			r, w, err = os.Pipe()
@@ -540,7 +542,7 @@ func (b *bwrapBackend) start(p *Policy, c *Command, mayJoin bool) (Process, erro
 	}
 	// Let the sandbox go on to start the command, on all of safeexec's
 	// processors.
-	child.cpus.release(child.pid, proc.childPID)
+	child.CPUs.Release(child.Pid, proc.childPID)
 	if err = releaseSandbox(seccompW, blockW, filter); err != nil {
 		proc.Kill()
 		proc.Wait()
@@ -574,6 +576,16 @@ func waitGone(pid int) {
 	}
 }
 
+// forkExec starts path with argv and env in its own process group, c's
+// stdio as descriptors 0-2 and extra from 3 on (prelaunch.StartChild).
+func forkExec(path string, argv, env []string, c *Command, extra []*os.File) (*prelaunch.Child, error) {
+	ch, err := prelaunch.StartChild(path, argv, env, c.Stdin, c.Stdout, c.Stderr, extra)
+	if err == nil {
+		ch.Begin()
+	}
+	return ch, err
+}
+
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {
 		if f != nil {
@@ -583,7 +595,7 @@ func closeAll(fs ...*os.File) {
 }
 
 type bwrapProcess struct {
-	child    *forkedChild // bwrap
+	child    *prelaunch.Child // bwrap
 	status   *os.File
 	dec      *json.Decoder
 	watch    []watchPath // swept once the sandbox is gone
@@ -648,7 +660,7 @@ func (b *bwrapProcess) Kill() error {
 	} else if b.childPID > 0 {
 		syscall.Kill(b.childPID, syscall.SIGKILL)
 	}
-	return b.child.kill()
+	return b.child.Kill()
 }
 
 func (b *bwrapProcess) Wait() (Status, error) {
@@ -661,13 +673,13 @@ func (b *bwrapProcess) wait() (Status, error) {
 	// kills whatever is left. Its pidfd turns readable only once it has
 	// exited, which it does after every other process of its pid
 	// namespace is gone.
-	b.child.waitExited()
+	b.child.WaitExited()
 	b.mu.Lock()
 	b.done = true
 	fd := b.pidfd
 	b.pidfd = -1
 	b.mu.Unlock()
-	ws, werr := b.child.reap()
+	ws, werr := b.child.Reap()
 	b.release()
 	if fd >= 0 {
 		waitPidfd(fd)
@@ -689,7 +701,7 @@ func (b *bwrapProcess) wait() (Status, error) {
 		}
 	}
 	b.status.Close()
-	b.child.waitOutput()
+	b.child.WaitOutput()
 	if b.cgroup != "" {
 		removeCgroup(b.cgroup)
 	}

@@ -44,6 +44,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/safeexec/safeexec/internal/prelaunch"
 )
 
 // warmCommand is the command of a warm sandbox's launch: the program on
@@ -82,9 +84,9 @@ type warmState struct {
 // runs in it (Start). Only launches that mount /proc (where the program
 // is found) are started, and only where there is such a program (amd64).
 func StartWarm(l *Launch, stdout, stderr io.Writer) *Ahead {
-	opts, command, ok := SplitLaunchArgs(l.Args)
+	opts, command, ok := prelaunch.SplitLaunchArgs(l.Args)
 	exe := warmExecFile()
-	if !ok || exe == nil || !warmable(opts, command) || !launchPathsExist(l.Args) {
+	if !ok || exe == nil || !warmable(opts, command) || !prelaunch.PathsExist(l.Args) {
 		return &Ahead{}
 	}
 	// The host's mount table before bwrap copies it: one that changes
@@ -134,7 +136,7 @@ func warmable(opts, command []string) bool {
 		if opts[i] == "--proc" && i+1 < len(opts) && opts[i+1] == "/proc" {
 			return true
 		}
-		i += aheadArity[opts[i]]
+		i += aheadArity(opts[i])
 	}
 	return false
 }
@@ -183,7 +185,7 @@ func (pre *prestart) settle() {
 		w.err = errors.New("warm sandbox: the host's mounts changed while it was built")
 		return
 	}
-	opts, _, _ := SplitLaunchArgs(pre.launch.Args)
+	opts, _, _ := prelaunch.SplitLaunchArgs(pre.launch.Args)
 	table := parseMountinfo(w.mounts)
 	if w.err = checkWarmMounts(pid, opts, table); w.err != nil {
 		return
@@ -215,7 +217,7 @@ func checkCopiedMounts(opts []string, sandbox, host map[uint64]mountEntry) error
 			own[opts[i+1]] = true
 			internal = append(internal, opts[i+1])
 		}
-		i += aheadArity[opts[i]]
+		i += aheadArity(opts[i])
 	}
 	under := func(p, dir string) bool {
 		return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
@@ -451,7 +453,7 @@ func launchMounts(opts []string) []warmMount {
 		case "--tmpfs", "--proc", "--dev":
 			all = append(all, warmMount{opts[i], "", opts[i+1]})
 		}
-		i += aheadArity[opts[i]]
+		i += aheadArity(opts[i])
 	}
 	var top []warmMount
 	for i, m := range all {

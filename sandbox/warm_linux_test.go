@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/safeexec/safeexec/internal/prelaunch"
 )
 
 // startWarm starts a warm sandbox for compat runs in dir, with out as its
@@ -184,7 +186,7 @@ func TestWarmUnchangedHostUsed(t *testing.T) {
 func TestWarmCancelLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	a := startWarm(t, dir, io.Discard)
-	pgid := a.pre.child.pid
+	pgid := a.pre.child.Pid
 	a.Cancel()
 	aheadGroupGone(t, pgid)
 }
@@ -387,7 +389,7 @@ func TestAheadKilledWhenNoCommandStarts(t *testing.T) {
 		if a.pre == nil {
 			t.Fatal("nothing started ahead")
 		}
-		pgid := a.pre.child.pid
+		pgid := a.pre.child.Pid
 		proc, err := bwBackend(t).Start(bwPolicy(t, dir), &Command{Argv: []string{"no-such-command-here"}, Env: bwEnv,
 			Stdout: &out, Stderr: &out, Ahead: a})
 		if err != nil {
@@ -506,7 +508,7 @@ func TestWarmCopiedMountGoneFromHost(t *testing.T) {
 	})
 	a := startWarm(t, dir, io.Discard)
 	w := a.pre.warm
-	opts, _, _ := SplitLaunchArgs(a.pre.launch.Args)
+	opts, _, _ := prelaunch.SplitLaunchArgs(a.pre.launch.Args)
 	table := parseMountinfo(w.mounts)
 	if !slices.ContainsFunc(slices.Collect(maps.Values(table)), func(e mountEntry) bool { return e.point == sub }) {
 		t.Fatalf("the host's mount on %s is not in the sandbox", sub)

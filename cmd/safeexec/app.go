@@ -15,7 +15,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/cmd/safeexec/internal/early"
 	"github.com/safeexec/safeexec/configs"
+	"github.com/safeexec/safeexec/internal/prelaunch"
 	"github.com/safeexec/safeexec/internal/startup"
 	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/sandbox"
@@ -85,22 +87,17 @@ func onTerminal(stdin io.Reader, stdout io.Writer) bool {
 // aheadSpec describes this plain run for StartAhead.
 func (e *env) aheadSpec() safeexec.AheadSpec {
 	inv := e.inv
-	spec := safeexec.AheadSpec{Cwd: e.cwd, Flags: inv.flags, Script: inv.hasScript, Environ: e.environ,
+	spec := safeexec.AheadSpec{Cwd: e.cwd, Flags: inv.Flags, Script: inv.HasScript, Environ: e.environ,
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr, Now: true}
-	if x := e.getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		spec.StateDir = filepath.Join(x, "safeexec")
-	} else {
-		spec.StateDir = filepath.Join(e.home, ".local", "state", "safeexec")
-	}
-	if inv.hasScript {
-		spec.Tail = append([]string{inv.script}, inv.scriptArgs...)
-	} else {
-		spec.Tail = inv.argv
-	}
+	spec.StateDir = early.StateDir(e.getenv, e.home)
+	spec.Tail = inv.Tail()
 	return spec
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A sandbox started early (package early) and not taken by this run
+	// is killed before it ends.
+	defer prelaunch.CancelEarly()
 	if len(args) > 1 {
 		switch args[1] {
 		case "__bridge", "__winhelper", "__gocache":
@@ -146,8 +143,8 @@ func (e *env) main(args []string) int {
 		return e.exitCode(err)
 	}
 	e.inv = inv
-	e.jsonRun = inv.sub == "" && wantsJSON(inv.flags) || inv.sub == "helper"
-	if inv.sub != "" {
+	e.jsonRun = inv.Sub == "" && wantsJSON(inv.Flags) || inv.Sub == "helper"
+	if inv.Sub != "" {
 		// One command keeps the one processor it started with (package
 		// startup): it is enough for safeexec's own work (the proxy
 		// included), and a second one busy with Go's own bookkeeping slows
@@ -172,7 +169,7 @@ func (e *env) main(args []string) int {
 	// (Not with --json, nor on a terminal: the command's output is
 	// captured, or it gets a pseudo-terminal of its own, so the sandbox
 	// could never be the one started ahead with safeexec's own stdio.)
-	if inv.sub == "" && (inv.hasArgv || inv.hasScript) && !e.jsonRun && !onTerminal(e.stdin, e.stdout) &&
+	if inv.Sub == "" && (inv.HasArgv || inv.HasScript) && !e.jsonRun && !onTerminal(e.stdin, e.stdout) &&
 		e.getenv("SAFEEXEC_NESTED") == "" {
 		e.ahead = safeexec.StartAhead(e.aheadSpec())
 		defer e.ahead.Close()
@@ -180,18 +177,18 @@ func (e *env) main(args []string) int {
 
 	// A plain run reads its flags directly when urfave/cli would read
 	// them the same (plainflags.go).
-	if inv.sub == "" && (inv.hasArgv || inv.hasScript) {
-		if pf, ok := parsePlainFlags(inv.flags); ok {
+	if inv.Sub == "" && (inv.HasArgv || inv.HasScript) {
+		if pf, ok := parsePlainFlags(inv.Flags); ok {
 			return e.exitCode(e.runPlain(pf))
 		}
 	}
 
 	app := e.app()
-	inv.hoistGlobals(app.Commands)
-	uargs := append([]string{"safeexec"}, inv.flags...)
-	if inv.sub != "" {
-		uargs = append(uargs, inv.sub)
-		uargs = append(uargs, inv.subArgs...)
+	hoistGlobals(inv, app.Commands)
+	uargs := append([]string{"safeexec"}, inv.Flags...)
+	if inv.Sub != "" {
+		uargs = append(uargs, inv.Sub)
+		uargs = append(uargs, inv.SubArgs...)
 	}
 	err = app.Run(uargs)
 	return e.exitCode(err)
@@ -367,7 +364,7 @@ func (e *env) runAction(c *cli.Context) error {
 		fmt.Fprintln(e.stdout, "safeexec", versionString())
 		return nil
 	}
-	if !e.inv.hasArgv && !e.inv.hasScript {
+	if !e.inv.HasArgv && !e.inv.HasScript {
 		cli.ShowAppHelp(c)
 		return exitf(safeexec.ExitCodeError, "nothing to run: give a command after --, or -c SCRIPT")
 	}
@@ -414,10 +411,10 @@ func (e *env) runPlain(c flagReader) error {
 func (e *env) request(c flagReader, pol *configs.Effective) *safeexec.Request {
 	inv := e.inv
 	req := &safeexec.Request{
-		Argv:       inv.argv,
-		Script:     inv.script,
-		ScriptArgs: inv.scriptArgs,
-		IsScript:   inv.hasScript,
+		Argv:       inv.Argv,
+		Script:     inv.Script,
+		ScriptArgs: inv.ScriptArgs,
+		IsScript:   inv.HasScript,
 		Cwd:        e.cwd,
 		Environ:    e.environ,
 		Stdin:      e.stdin,

@@ -42,10 +42,10 @@ type checkResult struct {
 func (e *env) checkAction(c *cli.Context) error {
 	req := &safeexec.Request{Cwd: e.cwd, Environ: e.environ}
 	switch {
-	case e.inv.hasArgv && (c.IsSet("c") || c.NArg() > 0):
+	case e.inv.HasArgv && (c.IsSet("c") || c.NArg() > 0):
 		return exitf(safeexec.ExitCodeError, "check takes either -- CMD... or -c SCRIPT, not both")
-	case e.inv.hasArgv:
-		req.Argv = e.inv.argv
+	case e.inv.HasArgv:
+		req.Argv = e.inv.Argv
 	case c.IsSet("c") && c.NArg() == 0:
 		req.Script, req.IsScript = c.String("c"), true
 	case !c.IsSet("c") && c.NArg() == 1:

@@ -54,7 +54,7 @@ func (e *env) helperRun(c *cli.Context) error {
 			return exitf(safeexec.ExitCodeError, "helper run: --%s is required", f)
 		}
 	}
-	if !e.inv.hasArgv {
+	if !e.inv.HasArgv {
 		return exitf(safeexec.ExitCodeError, "helper run: no command: give it after --")
 	}
 	mode := c.String("mode")

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/safeexec/safeexec"
+	"github.com/safeexec/safeexec/cmd/safeexec/internal/cmdline"
 )
 
 // defaultOutputLimit bounds each captured stream of a --json run (and of
@@ -18,17 +19,7 @@ import (
 const defaultOutputLimit = 64 << 20
 
 // wantsJSON reports whether global flags (before any "--") ask for --json.
-func wantsJSON(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--json" || a == "--json=true" {
-			return true
-		}
-	}
-	return false
-}
+func wantsJSON(args []string) bool { return cmdline.WantsJSON(args) }
 
 // runJSON runs the invocation with its output captured and prints one
 // safeexec.Result. The exit status is the result's exit_code.

@@ -8,6 +8,8 @@ import (
 
 	// First: a run starts with one processor (see the package).
 	_ "github.com/safeexec/safeexec/internal/startup"
+	// Then: a plain run's sandbox starts (see the package).
+	_ "github.com/safeexec/safeexec/cmd/safeexec/internal/early"
 )
 
 func main() {

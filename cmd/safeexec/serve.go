@@ -32,7 +32,7 @@ func (e *env) serveAction(c *cli.Context) error {
 	if c.Bool("yes") {
 		return exitf(safeexec.ExitCodeError, `serve takes no --yes: the client approves a command that needs confirmation with "approved": true in terminal/create`)
 	}
-	if c.NArg() > 0 || e.inv.hasArgv {
+	if c.NArg() > 0 || e.inv.HasArgv {
 		return exitf(safeexec.ExitCodeError, "serve takes no command: commands arrive as terminal/create requests")
 	}
 	if n := c.Int("max-terminals"); n < 1 {

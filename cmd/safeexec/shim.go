@@ -6,23 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/safeexec/safeexec/cmd/safeexec/internal/cmdline"
 )
 
-// shellNames are the names under which safeexec stands in for a shell:
-// installed as bash in a directory early in PATH, a script's
-// #!/usr/bin/env bash finds it. It then runs the real shell with the same
-// arguments, classified, confined and audited like `safeexec -- bash ARGS`.
-var shellNames = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true}
-
-// shimName is the shell safeexec was started as, or "".
-func shimName(argv0 string) string {
-	name := strings.TrimPrefix(filepath.Base(argv0), "-") // a login shell's -bash
-	if shellNames[name] {
-		return name
-	}
-	return ""
-}
+// shimName is the shell safeexec was started as, or "" (cmdline.ShimName).
+func shimName(argv0 string) string { return cmdline.ShimName(argv0) }
 
 // shim runs the real shell called name with args, through safeexec.
 func (e *env) shim(name string, args []string) int {

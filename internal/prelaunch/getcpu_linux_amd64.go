@@ -1,0 +1,4 @@
+package prelaunch
+
+// sysGetcpu is getcpu(2)'s number.
+const sysGetcpu = 309

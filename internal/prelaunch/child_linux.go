@@ -45,7 +45,7 @@ func (f *Child) Discard() {
 
 // StartChild starts path with argv and env in its own process group,
 // stdin, stdout and stderr as descriptors 0-2 and extra from 3 on, on
-// every processor of safeexec's but the one it runs on (PinOthers). What
+// every processor of safeexec's but the one it runs on (PinChild). What
 // goes through pipes is copied only once Begin is called.
 func StartChild(path string, argv, env []string, stdin io.Reader, stdout, stderr io.Writer, extra []*os.File) (*Child, error) {
 	ch := &Child{Pidfd: -1}
@@ -128,14 +128,14 @@ func StartChild(path string, argv, env []string, stdin io.Reader, stdout, stderr
 		files = append(files, f.Fd())
 	}
 
-	pin, unpin := PinOthers(path)
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: files,
 		Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &ch.Pidfd},
 	})
-	unpin()
-	ch.CPUs = pin
+	if err == nil {
+		ch.CPUs = PinChild(pid)
+	}
 	runtime.KeepAlive(stdin)
 	runtime.KeepAlive(stdout)
 	runtime.KeepAlive(stderr)

@@ -198,8 +198,10 @@ func (f *Child) WaitExited() {
 	}
 }
 
-// Reap collects the child's status.
+// Reap collects the child's status; safeexec gets back the processors it
+// kept off while the child built the sandbox (CPUPin.ReleaseSelf).
 func (f *Child) Reap() (syscall.WaitStatus, error) {
+	f.CPUs.ReleaseSelf()
 	var ws syscall.WaitStatus
 	var err error
 	for {

@@ -48,6 +48,9 @@ func StartEarly(spec EarlySpec) {
 		removeNested(nested)
 		return
 	}
+	// A plain run: safeexec stays off bwrap's processors while bwrap
+	// builds the sandbox.
+	h.Child.CPUs.PinSelf()
 	early.e = &Early{Spec: spec, Held: h, Nested: nested}
 }
 

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/safeexec/safeexec/audit"
+	"github.com/safeexec/safeexec/internal/prelaunch"
 	"github.com/safeexec/safeexec/sandbox"
 )
 
@@ -57,7 +58,7 @@ func (p *pipeline) startNested(sp *sandbox.Policy, cmd *sandbox.Command) (*neste
 	dir := p.req.Ahead.takeNested()
 	if dir == "" {
 		var err error
-		if dir, err = os.MkdirTemp(runtimeDir(), "safeexec-nested-"); err != nil {
+		if dir, err = prelaunch.MakeNested(); err != nil {
 			return nil, fmt.Errorf("nested channel: %w", err)
 		}
 	}

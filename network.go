@@ -37,7 +37,7 @@ func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error 
 	bridged := p.backend.Name() == "bwrap"
 	opts := netallow.Options{TCP: !bridged, OnDecision: p.network.note, Log: p.req.Notes}
 	if bridged {
-		dir, err := os.MkdirTemp(runtimeDir(), "safeexec-net-")
+		dir, err := prelaunch.MakeRunDir("safeexec-net-")
 		if err != nil {
 			return fmt.Errorf("network proxy: %w", err)
 		}
@@ -151,11 +151,6 @@ func listenInside(prx *netallow.Proxy, fwd []netallow.Forward, listen sandbox.Li
 	}
 	return nil
 }
-
-// runtimeDir is where private per-run directories go: $XDG_RUNTIME_DIR
-// when it is set (a per-user 0700 directory), else the temporary directory
-// (MkdirTemp creates 0700 directories there).
-func runtimeDir() string { return prelaunch.RuntimeDir() }
 
 // bridgeName is the separate bridge binary, looked for next to safeexec.
 const bridgeName = "safeexec-bridge"

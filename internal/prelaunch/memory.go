@@ -184,18 +184,38 @@ func contains(list []string, sub string) bool {
 }
 
 // RuntimeDir is where a run makes its private directories (the nested
-// channel's): $XDG_RUNTIME_DIR when it is a directory, else the
-// temporary directory.
+// channel's, the proxy's sockets): $XDG_RUNTIME_DIR when it is a
+// directory (a per-user tmpfs where systemd sets it), else /dev/shm when
+// it is a tmpfs, else the temporary directory. A tmpfs because a run
+// removes its directory just after bwrap has taken down the sandbox, when
+// removing one on a disk's file system waits (~0.5 ms on ext4 here, 40 µs
+// on tmpfs); MkdirTemp makes it 0700 with a name no one can guess, as in
+// /tmp.
 func RuntimeDir() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			return d
 		}
 	}
+	if isTmpfs(shm) {
+		return shm
+	}
 	return os.TempDir()
 }
 
-// MakeNested makes a nested channel's directory in RuntimeDir.
-func MakeNested() (string, error) {
-	return os.MkdirTemp(RuntimeDir(), "safeexec-nested-")
+// shm is the usual tmpfs for shared memory.
+const shm = "/dev/shm"
+
+// MakeRunDir makes a private directory named prefix* in RuntimeDir, or in
+// the temporary directory should that fail (a full /dev/shm).
+func MakeRunDir(prefix string) (string, error) {
+	dir := RuntimeDir()
+	d, err := os.MkdirTemp(dir, prefix)
+	if err != nil && dir == shm {
+		return os.MkdirTemp(os.TempDir(), prefix)
+	}
+	return d, err
 }
+
+// MakeNested makes a nested channel's directory (MakeRunDir).
+func MakeNested() (string, error) { return MakeRunDir("safeexec-nested-") }

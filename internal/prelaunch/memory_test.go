@@ -126,3 +126,36 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+func TestRunDir(t *testing.T) {
+	own := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", own)
+	d, err := MakeRunDir("x-")
+	if err != nil || filepath.Dir(d) != own {
+		t.Fatalf("with XDG_RUNTIME_DIR: %q %v", d, err)
+	}
+	if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("mode: %v %v", fi, err)
+	}
+	os.Remove(d)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	want := os.TempDir()
+	if isTmpfs(shm) {
+		want = shm
+	}
+	if got := RuntimeDir(); got != want {
+		t.Fatalf("without XDG_RUNTIME_DIR: %q, want %q", got, want)
+	}
+	d, err = MakeNested()
+	if err != nil || filepath.Dir(d) != want || !strings.HasPrefix(filepath.Base(d), "safeexec-nested-") {
+		t.Fatalf("nested: %q %v", d, err)
+	}
+	// A tmpfs directory not open to all (a private one) is not taken
+	// for /dev/shm.
+	if want == shm {
+		if isTmpfs(d) {
+			t.Error("a 0700 directory taken for a shared tmpfs")
+		}
+	}
+	os.Remove(d)
+}

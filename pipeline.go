@@ -139,7 +139,9 @@ func (p *pipeline) run(ctx context.Context) (*Outcome, error) {
 	}()
 	defer func() {
 		<-caught
-		signal.Stop(sigc)
+		if !req.Last {
+			signal.Stop(sigc)
+		}
 	}()
 
 	sp := p.sandboxPolicy()

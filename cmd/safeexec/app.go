@@ -424,6 +424,7 @@ func (e *env) request(c flagReader, pol *configs.Effective) *safeexec.Request {
 		Yes:        c.Bool("yes"),
 		Notes:      e.stderr,
 		Ahead:      e.ahead,
+		Last:       true,
 	}
 	if pol.PromptChannel != "none" {
 		req.Prompter = e.prompter

@@ -15,7 +15,8 @@ import (
 // them all back (it and the sandbox's first process, which starts the
 // command) before the command is let go: the command gets the processors
 // safeexec had. Measured on a 2-processor virtual machine: 4 ms less CPU
-// per plain run, about 1% less wall time, nothing measurable in serve.
+// per plain run, about 1% less wall time, nothing measurable in serve. A
+// plain run keeps its own threads off bwrap's processors too (PinSelf).
 
 // cpuMask is a set of processors as sched_setaffinity(2) takes it.
 type cpuMask [16]uint64 // 1024 processors
@@ -77,12 +78,12 @@ func PinChild(pid int) *CPUPin {
 	return p
 }
 
-// PinSelf keeps safeexec off the processors PinChild gave bwrap, until
-// Release: every thread of the process is moved to the one safeexec ran
-// on (threads made meanwhile inherit that) until ReleaseSelf. Its Go runtime's threads
+// PinSelf keeps safeexec off the processors PinChild gave bwrap until
+// ReleaseSelf: every thread of the process is moved to the one safeexec
+// ran on (threads made meanwhile inherit that). Its Go runtime's threads
 // (the scheduler's monitor, the signal thread, idle workers) otherwise
 // wake on bwrap's processors while it builds the sandbox and preempt it:
-// a plain run is 5-7% faster on a 2-processor virtual machine without
+// a plain run is 6.5-10% faster on a 2-processor virtual machine without
 // them there. Only for a process that runs one command (a plain run,
 // whose Go runtime has one processor anyway), never for serve.
 func (p *CPUPin) PinSelf() {

@@ -10,7 +10,7 @@ import (
 	"github.com/safeexec/safeexec/internal/prelaunch"
 )
 
-// The sandbox started early is the one the run looks for: package early
+// The sandbox started early (on Linux) is the one the run looks for: package early
 // decides which run starts and names its memory as the run itself does
 // (main's conditions around StartAhead, and aheadSpec).
 func TestEarlyPlanIsTheRunsOwn(t *testing.T) {

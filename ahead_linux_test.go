@@ -216,6 +216,19 @@ func TestAheadStartedEarly(t *testing.T) {
 		t.Fatal("the early sandbox was left for another run")
 	}
 
+	// A refused command started early never runs.
+	refused := []string{"/bin/sh", "-c", "echo ran > " + marker + "; sudo true"}
+	os.Remove(marker)
+	prelaunch.StartEarly(prelaunch.EarlySpec{File: early.File, Tail: refused, Environ: environ})
+	res, a = aheadRun(t, project, environ, refused...)
+	if res.ExitCode != ExitCodeRefused || a.sb == nil || a.sb.Hit {
+		t.Fatalf("sudo started early: exit %d, used %v", res.ExitCode, a.sb != nil && a.sb.Hit)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a refused command ran in the sandbox started early")
+	}
+
 	// The memory changed (by whoever could write it) so that the early
 	// sandbox differs from the run's: the run does not use it, and the
 	// command sees the run's own environment.

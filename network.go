@@ -37,7 +37,7 @@ func (p *pipeline) startNetwork(sp *sandbox.Policy, cmd *sandbox.Command) error 
 	bridged := p.backend.Name() == "bwrap"
 	opts := netallow.Options{TCP: !bridged, OnDecision: p.network.note, Log: p.req.Notes}
 	if bridged {
-		dir, err := prelaunch.MakeRunDir("safeexec-net-")
+		dir, err := prelaunch.MakeRunDir(prelaunch.NetPrefix)
 		if err != nil {
 			return fmt.Errorf("network proxy: %w", err)
 		}

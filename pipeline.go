@@ -17,6 +17,7 @@ import (
 	"github.com/safeexec/safeexec/audit"
 	"github.com/safeexec/safeexec/configs"
 	"github.com/safeexec/safeexec/envfilter"
+	"github.com/safeexec/safeexec/internal/prelaunch"
 	"github.com/safeexec/safeexec/netallow"
 	"github.com/safeexec/safeexec/risk"
 	"github.com/safeexec/safeexec/sandbox"
@@ -495,7 +496,11 @@ func (p *pipeline) startProject(sp *sandbox.Policy) (func(), error) {
 		if ttl == 0 {
 			proj.ExpireOwn()
 		}
-		workspace.Sweep(base, ttl, time.Now())
+		if workspace.Sweep(base, ttl, time.Now()) {
+			// As seldom: the private run directories of runs killed
+			// before they could remove their own.
+			prelaunch.SweepRunDirs()
+		}
 	}, nil
 }
 

@@ -271,11 +271,12 @@ const sweepEvery = 10 * time.Minute
 // directory no longer exists. A project with a run going on is left
 // alone. It looks at the projects at most every ten minutes (or every
 // ttl, when that is shorter), so a run pays one stat for it otherwise.
-func Sweep(base string, ttl time.Duration, now time.Time) {
+// It reports whether it looked this time.
+func Sweep(base string, ttl time.Duration, now time.Time) (looked bool) {
 	stamp := filepath.Join(base, sweepStamp)
 	if fi, err := os.Stat(stamp); err == nil {
 		if age := now.Sub(fi.ModTime()); age >= 0 && age < min(sweepEvery, ttl) {
-			return
+			return false
 		}
 	}
 	if f, err := os.OpenFile(stamp, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
@@ -284,13 +285,14 @@ func Sweep(base string, ttl time.Duration, now time.Time) {
 	}
 	ents, err := os.ReadDir(base)
 	if err != nil {
-		return
+		return true
 	}
 	for _, e := range ents {
 		if e.IsDir() {
 			sweepOne(&Project{Dir: filepath.Join(base, e.Name())}, ttl, now)
 		}
 	}
+	return true
 }
 
 func sweepOne(p *Project, ttl time.Duration, now time.Time) {

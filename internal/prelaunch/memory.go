@@ -206,9 +206,12 @@ func RuntimeDir() string {
 // shm is the usual tmpfs for shared memory.
 const shm = "/dev/shm"
 
-// MakeRunDir makes a private directory named prefix* in RuntimeDir, or in
-// the temporary directory should that fail (a full /dev/shm).
+// MakeRunDir makes a private directory named prefix<pid>-* in RuntimeDir,
+// or in the temporary directory should that fail (a full /dev/shm). The
+// process id in the name lets SweepRunDirs find the directories of runs
+// that were killed before they could remove their own.
 func MakeRunDir(prefix string) (string, error) {
+	prefix += strconv.Itoa(os.Getpid()) + "-"
 	dir := RuntimeDir()
 	d, err := os.MkdirTemp(dir, prefix)
 	if err != nil && dir == shm {
@@ -218,4 +221,23 @@ func MakeRunDir(prefix string) (string, error) {
 }
 
 // MakeNested makes a nested channel's directory (MakeRunDir).
-func MakeNested() (string, error) { return MakeRunDir("safeexec-nested-") }
+func MakeNested() (string, error) { return MakeRunDir(nestedPrefix) }
+
+// The prefixes of the private run directories (safeexec's network runs
+// make theirs with netPrefix).
+const (
+	nestedPrefix = "safeexec-nested-"
+	NetPrefix    = "safeexec-net-"
+)
+
+// runDirPID is the process id in a run directory's name.
+func runDirPID(name string) (int, bool) {
+	for _, prefix := range []string{nestedPrefix, NetPrefix} {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			num, _, found := strings.Cut(rest, "-")
+			pid, err := strconv.Atoi(num)
+			return pid, found && err == nil && pid > 0
+		}
+	}
+	return 0, false
+}

@@ -3,8 +3,10 @@ package prelaunch
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -158,4 +160,50 @@ func TestRunDir(t *testing.T) {
 		}
 	}
 	os.Remove(d)
+}
+
+// The directories of runs that are gone are swept; a live run's, another
+// kind's, a link and names without a process id are left.
+func TestSweepRunDirs(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	t.Setenv("TMPDIR", t.TempDir())
+	mine, err := MakeNested()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, ok := runDirPID(filepath.Base(mine)); !ok || pid != os.Getpid() {
+		t.Fatalf("name %q: pid %d %v", mine, pid, ok)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := strconv.Itoa(dead.Process.Pid)
+	keep := []string{mine, filepath.Join(dir, "safeexec-nested-123456789"), filepath.Join(dir, "other-"+gone+"-1")}
+	swept := []string{filepath.Join(dir, nestedPrefix+gone+"-1"), filepath.Join(dir, NetPrefix+gone+"-2")}
+	for _, d := range append(slices.Clone(keep[1:]), swept...) {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "outer.sock"), nil, 0o600)
+	}
+	target := t.TempDir()
+	link := filepath.Join(dir, nestedPrefix+gone+"-3")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	keep = append(keep, link, target)
+
+	SweepRunDirs()
+	for _, d := range keep {
+		if _, err := os.Lstat(d); err != nil {
+			t.Errorf("%s was removed", filepath.Base(d))
+		}
+	}
+	for _, d := range swept {
+		if _, err := os.Lstat(d); err == nil {
+			t.Errorf("%s was left", filepath.Base(d))
+		}
+	}
 }

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package prelaunch
+
+// SweepRunDirs: run directories are made on Unix only.
+func SweepRunDirs() {}

@@ -14,6 +14,12 @@ package safeexec
 // otherwise. Nothing the memory says can make a command run that the
 // run itself would not have started in exactly that sandbox.
 //
+// The command line's runs start it earlier still, while Go initialises
+// safeexec's packages (cmd/safeexec/internal/early, on internal/prelaunch,
+// which holds the memory's format and bwrap's start); StartAhead takes
+// that sandbox when it was started for this very run, and it is then
+// judged like any other started ahead.
+//
 // What is remembered lives in safeexec's state directory, which the
 // sandbox masks (a sandboxed command cannot write it), in files only the
 // user can write, with a checksum. It holds no command and no value of
